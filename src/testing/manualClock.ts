@@ -1,0 +1,77 @@
+import { type CancelTimer, type Clock, sleepOn } from '../engine/clock';
+
+/** A clock that moves only when a test says so. */
+export interface ManualClock extends Clock {
+  /**
+   * Moves time forward by `ms`, firing every timer that falls due in order of due time. After each
+   * timer it lets pending promise callbacks run, so work a timer starts (a retry after a backoff
+   * sleep, say) can schedule its own timers before time moves on.
+   */
+  advance(ms: number): Promise<void>;
+  /** Advances to the next scheduled timer and fires it; returns false when none is pending. */
+  next(): Promise<boolean>;
+  /** How many timers are still scheduled. A test that ends with `pending() === 0` leaked none. */
+  pending(): number;
+}
+
+interface Timer {
+  readonly id: number;
+  readonly due: number;
+  readonly callback: () => void;
+}
+
+/** Lets queued promise reactions run (a few hops deep) without involving any real timer. */
+async function flushMicrotasks(): Promise<void> {
+  for (let hop = 0; hop < 50; hop++) await Promise.resolve();
+}
+
+/**
+ * Creates a manual clock starting at `start` ms. Timers due at the same moment fire in the order
+ * they were scheduled.
+ * @param start initial value of `now()`. @default 0
+ */
+export function createManualClock(start = 0): ManualClock {
+  let now = start;
+  let nextId = 0;
+  let timers: Timer[] = [];
+
+  const schedule = (ms: number, callback: () => void): CancelTimer => {
+    const timer: Timer = { id: nextId++, due: now + Math.max(0, ms), callback };
+    timers.push(timer);
+    return () => {
+      timers = timers.filter((t) => t !== timer);
+    };
+  };
+
+  const earliest = (): Timer | undefined =>
+    timers.reduce<Timer | undefined>(
+      (best, t) => (!best || t.due < best.due || (t.due === best.due && t.id < best.id) ? t : best),
+      undefined,
+    );
+
+  const fire = async (timer: Timer) => {
+    timers = timers.filter((t) => t !== timer);
+    now = Math.max(now, timer.due);
+    timer.callback();
+    await flushMicrotasks();
+  };
+
+  return {
+    now: () => now,
+    schedule,
+    sleep: sleepOn(schedule),
+    pending: () => timers.length,
+    async advance(ms) {
+      const target = now + ms;
+      await flushMicrotasks();
+      for (let timer = earliest(); timer && timer.due <= target; timer = earliest()) await fire(timer);
+      now = target;
+    },
+    async next() {
+      const timer = earliest();
+      if (!timer) return false;
+      await fire(timer);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { abortReason, linkSignals, raceAbort } from '../../src/engine/abort';
+
+describe('linkSignals', () => {
+  it('aborts with the source reason, identity kept', () => {
+    const source = new AbortController();
+    const link = linkSignals(source.signal);
+    const reason = new Error('navigated away');
+    source.abort(reason);
+    expect(link.signal.aborted).toBe(true);
+    expect(link.signal.reason).toBe(reason);
+  });
+
+  it('starts aborted when a source already is', () => {
+    const reason = new Error('early');
+    const link = linkSignals(undefined, AbortSignal.abort(reason));
+    expect(link.signal.reason).toBe(reason);
+  });
+
+  it('dispose removes its listener from long-lived sources', () => {
+    const appWide = new AbortController();
+    for (let i = 0; i < 200; i++) linkSignals(appWide.signal).dispose();
+    expect(getEventListeners(appWide.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('abort() aborts the link, not its sources, and detaches', () => {
+    const source = new AbortController();
+    const link = linkSignals(source.signal);
+    link.abort('superseded');
+    expect(link.signal.reason).toBe('superseded');
+    expect(source.signal.aborted).toBe(false);
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('raceAbort', () => {
+  it('rejects with the reason at once, without waiting for the work', async () => {
+    const controller = new AbortController();
+    const never = new Promise<never>(() => {});
+    const racing = raceAbort(never, controller.signal);
+    controller.abort('gone');
+    await expect(racing).rejects.toBe('gone');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('removes its listener when the work settles first', async () => {
+    const controller = new AbortController();
+    await expect(raceAbort(Promise.resolve(1), controller.signal)).resolves.toBe(1);
+    await expect(raceAbort(Promise.reject(new Error('x')), controller.signal)).rejects.toThrow('x');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+it('abortReason gives a DOMException AbortError for a bare abort()', () => {
+  const controller = new AbortController();
+  controller.abort();
+  const reason = abortReason(controller.signal);
+  expect(reason).toBeInstanceOf(DOMException);
+  expect((reason as DOMException).name).toBe('AbortError');
+});

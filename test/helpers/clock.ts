@@ -1,0 +1,1 @@
+export { createManualClock, type ManualClock } from '../../src/testing/index';

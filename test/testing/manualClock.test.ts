@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../src/testing/index';
+
+describe('createManualClock', () => {
+  it('moves only when advanced, firing timers in due order', async () => {
+    const clock = createManualClock(100);
+    const fired: string[] = [];
+    clock.schedule(20, () => fired.push('b'));
+    clock.schedule(10, () => fired.push('a'));
+    clock.schedule(20, () => fired.push('c'));
+    expect(clock.now()).toBe(100);
+    expect(clock.pending()).toBe(3);
+    await clock.advance(15);
+    expect(fired).toEqual(['a']);
+    expect(clock.now()).toBe(115);
+    await clock.advance(5);
+    expect(fired).toEqual(['a', 'b', 'c']);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('sleep resolves after advance and leaves nothing pending', async () => {
+    const clock = createManualClock();
+    let done = false;
+    const sleeping = clock.sleep(1_000).then(() => {
+      done = true;
+    });
+    await clock.advance(999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    await sleeping;
+    expect(done).toBe(true);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('an abort ends a sleep at once with its reason and cancels the timer', async () => {
+    const clock = createManualClock();
+    const controller = new AbortController();
+    const reason = new Error('user left');
+    const sleeping = clock.sleep(60_000, controller.signal);
+    expect(clock.pending()).toBe(1);
+    controller.abort(reason);
+    await expect(sleeping).rejects.toBe(reason);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a sleep on an already aborted signal schedules nothing', async () => {
+    const clock = createManualClock();
+    const reason = new Error('already');
+    await expect(clock.sleep(10, AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('timers scheduled by a firing timer run within the same advance', async () => {
+    const clock = createManualClock();
+    const at: number[] = [];
+    const chain = async () => {
+      await clock.sleep(10);
+      at.push(clock.now());
+      await clock.sleep(10);
+      at.push(clock.now());
+    };
+    const running = chain();
+    await clock.advance(25);
+    await running;
+    expect(at).toEqual([10, 20]);
+    expect(clock.now()).toBe(25);
+  });
+
+  it('next() fires the earliest timer and reports when none is left', async () => {
+    const clock = createManualClock();
+    const cancel = clock.schedule(5, () => {});
+    clock.schedule(50, () => {});
+    cancel();
+    expect(await clock.next()).toBe(true);
+    expect(clock.now()).toBe(50);
+    expect(await clock.next()).toBe(false);
+  });
+});
