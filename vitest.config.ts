@@ -61,7 +61,9 @@ export default defineConfig({
       },
       {
         plugins: [storybookTest({ configDir: '.storybook' })],
-        optimizeDeps: { include: ['react', 'react/jsx-dev-runtime', 'react/jsx-runtime', 'react-dom', 'react-dom/client'] },
+        optimizeDeps: {
+          include: ['react', 'react/jsx-dev-runtime', 'react/jsx-runtime', 'react-dom', 'react-dom/client'],
+        },
         test: { name: 'storybook', browser: inChromium() },
       },
     ],
