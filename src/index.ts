@@ -1,2 +1,40 @@
 export { abortReason, type LinkedSignal, linkSignals } from './engine/abort';
+export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
+export { createEngine, defaultEngine, type Engine, type EngineOptions } from './engine/engine';
+export {
+  isAbortError,
+  isStitchError,
+  MAX_ERROR_BODY,
+  StitchError,
+  type StitchErrorDetails,
+  type StitchErrorKind,
+  type TimeoutPhase,
+} from './engine/errors';
+export {
+  type CancelPhase,
+  type ErrorSummary,
+  type EventBase,
+  type RunOutcome,
+  SECRET_HEADERS,
+  type StitchEvent,
+  type StitchEventType,
+  type TraceSink,
+} from './engine/events';
+export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export type { QueryValue, StitchInput } from './engine/request';
+export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
+export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
+export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
+export {
+  type CallOptions,
+  type HttpMethod,
+  type Stitch,
+  type StitchConfig,
+  type StitchDefinition,
+  type StitchHooks,
+  stitch,
+} from './engine/stitch';
+export { createMemoryStore, type Store } from './engine/store';
+export type { ThrottleOptions } from './engine/throttle';
+export type { TimeoutOptions } from './engine/timeout';

@@ -12,6 +12,12 @@ export interface ManualClock extends Clock {
   next(): Promise<boolean>;
   /** How many timers are still scheduled. A test that ends with `pending() === 0` leaked none. */
   pending(): number;
+  /**
+   * Resolves once at least `count` timers are scheduled (at once if they already are), so a test
+   * can wait for the engine to reach a sleep or a deadline without polling.
+   * @param count @default 1
+   */
+  untilPending(count?: number): Promise<void>;
 }
 
 interface Timer {
@@ -34,10 +40,14 @@ export function createManualClock(start = 0): ManualClock {
   let now = start;
   let nextId = 0;
   let timers: Timer[] = [];
+  let waiters: Array<{ count: number; resolve: () => void }> = [];
 
   const schedule = (ms: number, callback: () => void): CancelTimer => {
     const timer: Timer = { id: nextId++, due: now + Math.max(0, ms), callback };
     timers.push(timer);
+    const ready = waiters.filter((waiter) => timers.length >= waiter.count);
+    waiters = waiters.filter((waiter) => timers.length < waiter.count);
+    for (const waiter of ready) waiter.resolve();
     return () => {
       timers = timers.filter((t) => t !== timer);
     };
@@ -61,6 +71,10 @@ export function createManualClock(start = 0): ManualClock {
     schedule,
     sleep: sleepOn(schedule),
     pending: () => timers.length,
+    untilPending(count = 1) {
+      if (timers.length >= count) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ count, resolve }));
+    },
     async advance(ms) {
       const target = now + ms;
       await flushMicrotasks();

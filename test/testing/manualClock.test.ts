@@ -76,3 +76,20 @@ describe('createManualClock', () => {
     expect(await clock.next()).toBe(false);
   });
 });
+
+describe('untilPending', () => {
+  it('resolves when the awaited number of timers is scheduled, at once if already', async () => {
+    const clock = createManualClock();
+    let reached = false;
+    const waiting = clock.untilPending(2).then(() => {
+      reached = true;
+    });
+    clock.schedule(10, () => {});
+    await Promise.resolve();
+    expect(reached).toBe(false);
+    clock.schedule(20, () => {});
+    await waiting;
+    expect(reached).toBe(true);
+    await clock.untilPending(1);
+  });
+});

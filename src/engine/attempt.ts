@@ -1,0 +1,283 @@
+import type { Admission, Circuit, CircuitOutcome } from './circuit';
+import type { Clock } from './clock';
+import { isStitchError, StitchError, type StitchErrorKind } from './errors';
+import type { CancelPhase, EventPayload } from './events';
+import { redactHeaders, redactUrl } from './events';
+import type { BuiltRequest } from './request';
+import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
+import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
+import type { StitchDefinition } from './stitch';
+import type { Release, Throttle } from './throttle';
+import { type Deadline, startDeadline } from './timeout';
+
+/** What the engine's modules share across runs. */
+export interface EngineParts {
+  readonly fetch: typeof globalThis.fetch;
+  readonly clock: Clock;
+  readonly circuit: Circuit;
+  readonly throttle: Throttle;
+  readonly budget: RetryBudget;
+  /** Lower-cased header and query names whose values never leave the engine. */
+  readonly secret: ReadonlySet<string>;
+}
+
+/** Where a shared execution is, for a caller that cancels: its `phase` and what has left. */
+export interface ExecutionState {
+  phase: CancelPhase;
+  attempts: number;
+  requests: number;
+  status: number | undefined;
+}
+
+/** One logical call below the coalescer: it runs on `signal`, which no caller owns. */
+export interface ExecutionContext<TData> {
+  readonly definition: StitchDefinition<TData, never>;
+  readonly request: BuiltRequest;
+  readonly idempotencyKey: string | undefined;
+  /** The retry policy that applies: a write retries only when it carries an idempotency key. */
+  readonly retry: RetryPolicy;
+  readonly signal: AbortSignal;
+  readonly parts: EngineParts;
+  readonly state: ExecutionState;
+  readonly emit: (event: EventPayload) => void;
+}
+
+/** How one attempt ended. `aborted`: the execution's own signal aborted, so nobody waits for it. */
+export type AttemptResult<TData> =
+  | { type: 'success'; data: TData }
+  | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
+  | { type: 'aborted' };
+
+/** Calls a hook; a hook that throws must not change the outcome it observes. */
+export function safely<TArgs extends unknown[]>(
+  hook: ((...args: TArgs) => void) | undefined,
+  ...args: TArgs
+) {
+  try {
+    hook?.(...args);
+  } catch {
+    // Observers cannot fail a run.
+  }
+}
+
+/** Builds an error carrying the execution's counters at the moment it is made. */
+export function failure<TData>(
+  context: ExecutionContext<TData>,
+  kind: StitchErrorKind,
+  message: string,
+  extra: Partial<ConstructorParameters<typeof StitchError>[0]> = {},
+): StitchError {
+  const { state, definition, request } = context;
+  const details = {
+    kind,
+    message,
+    attempts: state.attempts,
+    requests: state.requests,
+    url: redactUrl(request.url, context.parts.secret),
+    stitch: definition.name,
+    idempotencyKey: context.idempotencyKey,
+    ...extra,
+  };
+  const error = new StitchError(details);
+  // Unless the caller said, "retryable" is what this stitch's own retry policy would decide.
+  return extra.retryable === undefined
+    ? new StitchError({ ...details, retryable: isRetryable(error, context.retry) })
+    : error;
+}
+
+const origin = (url: string) => new URL(url).origin;
+
+/** Waits for a throttle slot, if the stitch has a throttle. Returns an error when it gave up. */
+async function takeSlot<TData>(
+  context: ExecutionContext<TData>,
+  total: Deadline,
+): Promise<Release | StitchError> {
+  const policy = context.definition.throttle;
+  if (!policy) return () => {};
+  const key = policy.key ?? origin(context.request.url);
+  try {
+    return await context.parts.throttle.acquire(key, policy, {
+      signal: total.signal,
+      maxWait: total.remaining(),
+      onQueued: (position) => context.emit({ type: 'queued', key, position }),
+    });
+  } catch (error) {
+    // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
+    if (context.signal.aborted) throw error;
+    const retryAfter = isStitchError(error) ? error.retryAfter : undefined;
+    const message = total.expired
+      ? 'the total deadline passed while waiting for a throttle slot'
+      : (error as Error).message;
+    return failure(context, 'rate-limited', message, { cause: error, retryable: true, retryAfter });
+  }
+}
+
+/**
+ * One attempt: throttle slot → breaker admission → per-attempt deadline → fetch → body → parse
+ * and validate → breaker record. The slot is held for this attempt only, never during backoff.
+ */
+export async function runAttempt<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  total: Deadline,
+): Promise<AttemptResult<TData>> {
+  const { state, definition, parts, request } = context;
+  state.phase = 'queued';
+  let slot: Release | StitchError;
+  try {
+    slot = await takeSlot(context, total);
+  } catch {
+    return { type: 'aborted' };
+  }
+  if (slot instanceof StitchError) return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  try {
+    state.phase = 'before-dispatch';
+    let admission: Admission | undefined;
+    if (definition.circuit) {
+      const key = definition.circuit.key ?? origin(request.url);
+      const verdict = await parts.circuit.admit(key, definition.circuit, (change) =>
+        context.emit({ type: 'circuit', ...change }),
+      );
+      if (!verdict.admitted) {
+        const error = failure(context, 'circuit-open', `the circuit '${key}' is ${verdict.state}`, {
+          retryAfter: verdict.retryAfter,
+          retryable: true,
+        });
+        return { type: 'failure', error, retryAfter: undefined };
+      }
+      admission = verdict.admission;
+    }
+    return await dispatch(context, attempt, total, admission);
+  } catch {
+    // Only an abort of the execution can land here (the breaker and hooks never throw).
+    return total.expired ? timedOut(context, total, attempt, false) : { type: 'aborted' };
+  } finally {
+    slot();
+  }
+}
+
+function timedOut<TData>(
+  context: ExecutionContext<TData>,
+  deadline: Deadline,
+  attempt: number,
+  dispatched: boolean,
+): AttemptResult<TData> {
+  context.emit({ type: 'timeout', phase: deadline.phase, attempt, dispatched });
+  const error = failure(context, 'timeout', (deadline.signal.reason as Error).message, {
+    phase: deadline.phase,
+    cause: deadline.signal.reason,
+    ambiguous: dispatched,
+  });
+  return { type: 'failure', error, retryAfter: undefined };
+}
+
+async function dispatch<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  total: Deadline,
+  admission: Admission | undefined,
+): Promise<AttemptResult<TData>> {
+  const { state, definition, parts, request } = context;
+  let outcome: CircuitOutcome = 'neutral';
+  if (context.signal.aborted) {
+    await admission?.record(outcome);
+    return { type: 'aborted' };
+  }
+  const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
+  try {
+    const headers = new Headers(request.headers);
+    if (context.idempotencyKey !== undefined) {
+      headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
+    }
+    const url = request.url;
+    safely(definition.hooks.onRequest, {
+      stitch: definition.name,
+      attempt,
+      method: request.method,
+      url,
+      headers,
+    });
+    state.attempts = attempt;
+    context.emit({
+      type: 'request',
+      attempt,
+      method: request.method,
+      url: redactUrl(url, parts.secret),
+      headers: redactHeaders(headers, parts.secret),
+      ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
+    });
+    state.phase = 'in-flight';
+    state.requests += 1;
+    const started = parts.clock.now();
+    const response = await parts.fetch(url, {
+      method: request.method,
+      headers,
+      body: request.body,
+      signal: each.signal,
+    });
+    state.status = response.status;
+    context.emit({
+      type: 'response',
+      attempt,
+      status: response.status,
+      elapsed: parts.clock.now() - started,
+    });
+    safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
+    state.phase = 'body';
+    if (!response.ok) {
+      const body = await readErrorBody(response);
+      if (each.signal.aborted) throw each.signal.reason;
+      const failing = definition.circuit?.isFailureStatus(response.status) ?? false;
+      outcome = failing ? 'failure' : 'neutral';
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.now());
+      const kind = response.status === 429 ? 'rate-limited' : 'http';
+      const error = failure(
+        context,
+        kind,
+        `${request.method} ${response.status} ${response.statusText}`.trim(),
+        {
+          status: response.status,
+          body,
+          retryAfter,
+        },
+      );
+      return { type: 'failure', error, retryAfter };
+    }
+    const text = await readBody(response, definition.maxBodyBytes);
+    outcome = 'success';
+    const data = await validate(
+      definition.output,
+      parseBody(text, response.headers.get('content-type'), definition.responseType),
+    );
+    return { type: 'success', data };
+  } catch (error) {
+    if (context.signal.aborted) {
+      outcome = 'neutral';
+      return { type: 'aborted' };
+    }
+    if (error instanceof BodyProblem) {
+      outcome = 'neutral';
+      const invalid = failure(context, 'invalid', error.message, {
+        cause: error.issues ?? error,
+        status: state.status,
+      });
+      return { type: 'failure', error: invalid, retryAfter: undefined };
+    }
+    outcome = 'failure';
+    if (total.expired) return timedOut(context, total, attempt, true);
+    if (each.expired) return timedOut(context, each, attempt, true);
+    const network = failure(
+      context,
+      'network',
+      `${request.method} ${redactUrl(request.url, parts.secret)} failed`,
+      {
+        cause: error,
+        ambiguous: true,
+      },
+    );
+    return { type: 'failure', error: network, retryAfter: undefined };
+  } finally {
+    each.dispose();
+    await admission?.record(outcome);
+  }
+}

@@ -1,0 +1,315 @@
+/**
+ * The circuit breaker: a state machine kept in the engine's async `Store`, so servers can share one
+ * breaker through a networked backend. Every change is a pure step run by `store.update`, since a
+ * backend may retry a contended write. A caller's abort is a `'neutral'` outcome: it neither opens
+ * nor closes the breaker, and a neutral probe hands its lease to the next caller.
+ */
+import type { Clock } from './clock';
+import { configError } from './errors';
+import type { Store } from './store';
+
+/** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
+export interface Bucket {
+  start: number;
+  successes: number;
+  failures: number;
+}
+
+/** Breaker state as stored under `circuit:${key}`. */
+export type CircuitState =
+  /** `failures`: consecutive failures, or in rolling mode the failures still inside the window. */
+  | { state: 'closed'; failures: number; buckets?: Bucket[] }
+  /** `until`: clock time from which the next caller may probe. */
+  | { state: 'open'; until: number }
+  /** `lease`: the one probe allowed through, until `expires`; `null` when the next caller may probe. */
+  | { state: 'half-open'; lease: { id: string; expires: number } | null };
+
+/** Rolling-window mode: open when `failures / total >= ratio` and `total >= minimum`. */
+export interface CircuitWindow {
+  /** Window length in ms. @default 60_000 */
+  size: number;
+  /** How many time slices the window is cut into; each expires as a whole. @default 10 */
+  buckets: number;
+  /** Failure ratio, in (0, 1], that opens the breaker. @default 0.5 */
+  ratio: number;
+  /** Calls the window must hold before the ratio counts, so one early failure cannot open it. @default 10 */
+  minimum: number;
+}
+
+/** The `circuit` option of a stitch. */
+export interface CircuitOptions {
+  /** Which breaker a call counts against. @default the URL's origin */
+  key?: string;
+  /** Consecutive failures that open the breaker (ignored in rolling-window mode). @default 5 */
+  failures?: number;
+  /** How long (ms) the breaker stays open before one probe may go through. @default 30_000 */
+  cooldown?: number;
+  /** How long (ms) a probe holds its lease, so a hung probe cannot wedge the breaker. @default cooldown */
+  probeTimeout?: number;
+  /** Opens on a failure ratio over a rolling time window, not a consecutive count. @default undefined */
+  window?: Partial<CircuitWindow>;
+  /** Which HTTP statuses prove the vendor unhealthy. @default status >= 500 */
+  failureStatus?: (status: number) => boolean;
+}
+
+/** `CircuitOptions` validated, with every default filled in. */
+export interface CircuitPolicy {
+  /** `undefined`: the engine keys the breaker by the URL's origin. */
+  key: string | undefined;
+  failures: number;
+  cooldown: number;
+  probeTimeout: number;
+  window: CircuitWindow | undefined;
+  isFailureStatus: (status: number) => boolean;
+}
+
+/** What one attempt proved about the vendor; a caller's abort, a 4xx, an undispatched try: `'neutral'`. */
+export type CircuitOutcome = 'success' | 'failure' | 'neutral';
+
+/** A caller let through by the breaker. */
+export interface Admission {
+  /** True when this caller holds the half-open lease. */
+  readonly probe: boolean;
+  /**
+   * Records this attempt's outcome; only the first call counts. `'neutral'` changes nothing,
+   * except that a probe's neutral outcome frees the lease so the next caller can probe.
+   * Never rejects: a store error goes to `onStoreError`.
+   */
+  record(outcome: CircuitOutcome): Promise<void>;
+}
+
+/** `admit`'s answer: an admission, or how long (ms) until trying again makes sense. */
+export type AdmitResult =
+  | { admitted: true; admission: Admission }
+  | { admitted: false; retryAfter: number; state: 'open' | 'half-open' };
+
+/** A change of `state`, reported for the `'circuit'` trace event. */
+export interface CircuitTransition {
+  key: string;
+  from: CircuitState['state'];
+  to: CircuitState['state'];
+}
+
+/** Hears a committed change of `state`. */
+export type TransitionListener = (transition: CircuitTransition) => void;
+
+/** What `createCircuit` returns. */
+export interface Circuit {
+  /**
+   * Lets a call through or fails it fast. Never rejects: an unreachable store admits (fails open).
+   * @param onTransition hears the transitions this admit and its admission's `record` cause, so the
+   * engine can put them in this run's trace. @default none
+   */
+  admit(key: string, policy: CircuitPolicy, onTransition?: TransitionListener): Promise<AdmitResult>;
+  /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
+  state(key: string): Promise<CircuitState>;
+}
+
+const CLOSED: CircuitState = { state: 'closed', failures: 0 };
+
+/** Handed out when the store is unreachable: the call goes ahead and nothing is counted. */
+const UNCOUNTED: Admission = { probe: false, record: async () => {} };
+
+/**
+ * Validates the `circuit` option and fills its defaults.
+ * @param value `false` turns the breaker off; `true` or `undefined` turn it on with defaults.
+ * @default enabled, keyed by origin, 5 consecutive failures, 30 s cooldown
+ * @throws StitchError of kind `'config'` naming the field at fault, e.g. `circuit.failures`.
+ */
+export function normalizeCircuit(
+  value: CircuitOptions | boolean | undefined,
+  stitchName: string,
+): CircuitPolicy | undefined {
+  if (value === false) return undefined;
+  const options: CircuitOptions = value === true || value === undefined ? {} : value;
+  const check = (ok: boolean, field: string, problem: string) => {
+    if (!ok) throw configError(stitchName, field, problem);
+  };
+  const positive = (input: unknown, field: string, integer: boolean, fallback: number): number => {
+    if (input === undefined) return fallback;
+    const ok =
+      typeof input === 'number' && input > 0 && (integer ? Number.isInteger(input) : Number.isFinite(input));
+    check(ok, field, integer ? 'must be a positive integer' : 'must be a positive number');
+    return input as number;
+  };
+  check(typeof options === 'object' && options !== null, 'circuit', 'must be an object or a boolean');
+  const { key, failureStatus, window: w } = options;
+  check(
+    key === undefined || (typeof key === 'string' && key !== ''),
+    'circuit.key',
+    'must be a non-empty string',
+  );
+  check(
+    failureStatus === undefined || typeof failureStatus === 'function',
+    'circuit.failureStatus',
+    'must be a function',
+  );
+  check(w === undefined || (typeof w === 'object' && w !== null), 'circuit.window', 'must be an object');
+  const ratio = w?.ratio ?? 0.5;
+  check(typeof ratio === 'number' && ratio > 0 && ratio <= 1, 'circuit.window.ratio', 'must be in (0, 1]');
+  const cooldown = positive(options.cooldown, 'circuit.cooldown', false, 30_000);
+  return {
+    key,
+    failures: positive(options.failures, 'circuit.failures', true, 5),
+    cooldown,
+    probeTimeout: positive(options.probeTimeout, 'circuit.probeTimeout', false, cooldown),
+    window: w && {
+      size: positive(w.size, 'circuit.window.size', false, 60_000),
+      buckets: positive(w.buckets, 'circuit.window.buckets', true, 10),
+      ratio,
+      minimum: positive(w.minimum, 'circuit.window.minimum', true, 10),
+    },
+    isFailureStatus: failureStatus ?? ((code) => code >= 500),
+  };
+}
+
+/** A pure state change: returns its input unchanged when there is nothing to do. */
+type Step = (s: CircuitState) => CircuitState;
+
+/** Adds one outcome to the bucket for `now`, dropping the buckets that have left the window. */
+function tally(buckets: Bucket[], window: CircuitWindow, now: number, field: 'successes' | 'failures') {
+  const width = window.size / window.buckets;
+  const start = Math.floor(now / width) * width;
+  const current = buckets.find((b) => b.start === start) ?? { start, successes: 0, failures: 0 };
+  const kept = buckets.filter((b) => b !== current && b.start > now - window.size);
+  kept.push({ ...current, [field]: current[field] + 1 });
+  return kept;
+}
+
+/**
+ * The outcome of a call admitted while closed. It only counts while still closed: a late failure
+ * must not extend an open breaker, a late success must not close one.
+ */
+const afterCall =
+  (outcome: CircuitOutcome, policy: CircuitPolicy, now: number): Step =>
+  (s) => {
+    if (s.state !== 'closed' || outcome === 'neutral') return s;
+    const open: CircuitState = { state: 'open', until: now + policy.cooldown };
+    const { window } = policy;
+    if (!window) {
+      if (outcome === 'success') return s.failures === 0 ? s : CLOSED;
+      return s.failures + 1 >= policy.failures ? open : { state: 'closed', failures: s.failures + 1 };
+    }
+    const buckets = tally(s.buckets ?? [], window, now, outcome === 'failure' ? 'failures' : 'successes');
+    const failures = buckets.reduce((n, b) => n + b.failures, 0);
+    const total = buckets.reduce((n, b) => n + b.successes, failures);
+    // Only a failure can raise the ratio, so only a failure can open it.
+    if (outcome === 'failure' && total >= window.minimum && failures / total >= window.ratio) return open;
+    return { state: 'closed', failures, buckets };
+  };
+
+/**
+ * A probe's outcome. It only counts while the probe still holds its lease (it may have expired and
+ * passed to another caller). A neutral outcome frees the lease for the next caller.
+ */
+const afterProbe =
+  (leaseId: string, outcome: CircuitOutcome, policy: CircuitPolicy, now: number): Step =>
+  (s) => {
+    if (s.state !== 'half-open' || s.lease?.id !== leaseId) return s;
+    if (outcome === 'success') return CLOSED;
+    if (outcome === 'failure') return { state: 'open', until: now + policy.cooldown };
+    return { state: 'half-open', lease: null };
+  };
+
+/** An admit: takes the probe lease once the cooldown is over and no live lease is held. */
+const afterAdmit =
+  (leaseId: string, policy: CircuitPolicy, now: number): Step =>
+  (s) => {
+    const free =
+      s.state === 'open' ? now >= s.until : s.state === 'half-open' && (!s.lease || now >= s.lease.expires);
+    return free ? { state: 'half-open', lease: { id: leaseId, expires: now + policy.probeTimeout } } : s;
+  };
+
+/**
+ * Creates a breaker over `store`, timed by `clock`.
+ * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
+ * @param deps.onStoreError called when the store throws; the breaker then fails open. @default none
+ */
+export function createCircuit(deps: {
+  store: Store;
+  clock: Clock;
+  onTransition?: TransitionListener;
+  onStoreError?: (error: unknown) => void;
+}): Circuit {
+  const { store, clock, onTransition, onStoreError } = deps;
+  // Lease ids must not collide across processes sharing one store, hence the random prefix.
+  const leasePrefix = Math.random().toString(36).slice(2, 10);
+  let leases = 0;
+
+  // A throwing listener must not fail a call, nor undo a transition the store already committed.
+  const notify = <T>(listener: ((value: T) => void) | undefined, value: T) => {
+    try {
+      listener?.(value);
+    } catch {}
+  };
+
+  /**
+   * Applies `step` atomically and reports a change of state. A plain read first skips the write
+   * when nothing would change (the hot path: closed, or open and not yet due); `update` re-runs
+   * `step` on the value it actually holds, so a read that went stale in between is harmless.
+   */
+  const transact = async (key: string, step: Step, caller?: TransitionListener): Promise<CircuitState> => {
+    const storeKey = `circuit:${key}`;
+    const seen = (await store.get<CircuitState>(storeKey)) ?? CLOSED;
+    if (step(seen) === seen) return seen;
+    // Overwritten on each call of the transition; the store commits the last call's result.
+    let from = seen;
+    const to =
+      (await store.update<CircuitState>(storeKey, (current) => {
+        from = current ?? CLOSED;
+        return step(from);
+      })) ?? CLOSED;
+    if (to.state !== from.state) {
+      const transition = { key, from: from.state, to: to.state };
+      notify(onTransition, transition);
+      notify(caller, transition);
+    }
+    return to;
+  };
+
+  const admission = (
+    key: string,
+    policy: CircuitPolicy,
+    leaseId: string | undefined,
+    caller: TransitionListener | undefined,
+  ): Admission => {
+    let recorded = false;
+    return {
+      probe: leaseId !== undefined,
+      async record(outcome) {
+        if (recorded) return;
+        recorded = true;
+        const now = clock.now();
+        const step =
+          leaseId === undefined ? afterCall(outcome, policy, now) : afterProbe(leaseId, outcome, policy, now);
+        await transact(key, step, caller).catch((error: unknown) => notify(onStoreError, error));
+      },
+    };
+  };
+
+  return {
+    async admit(key, policy, caller) {
+      const now = clock.now();
+      const leaseId = `${leasePrefix}-${++leases}`;
+      let s: CircuitState;
+      try {
+        s = await transact(key, afterAdmit(leaseId, policy, now), caller);
+      } catch (error) {
+        notify(onStoreError, error);
+        return { admitted: true, admission: UNCOUNTED };
+      }
+      if (s.state === 'closed')
+        return { admitted: true, admission: admission(key, policy, undefined, caller) };
+      if (s.state === 'open')
+        return { admitted: false, retryAfter: Math.max(0, s.until - now), state: 'open' };
+      if (s.lease?.id === leaseId)
+        return { admitted: true, admission: admission(key, policy, leaseId, caller) };
+      // Another caller holds the lease: worth retrying once it could have expired.
+      const retryAfter = Math.max(0, (s.lease?.expires ?? now) - now);
+      return { admitted: false, retryAfter, state: 'half-open' };
+    },
+    async state(key) {
+      return (await store.get<CircuitState>(`circuit:${key}`)) ?? CLOSED;
+    },
+  };
+}

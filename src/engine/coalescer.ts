@@ -1,0 +1,116 @@
+import type { ExecutionState } from './attempt';
+import type { EventPayload } from './events';
+import type { ExecutionResult } from './execute';
+
+/** Receives a shared execution's events; `trace` is true for exactly one reference per event. */
+export type EventListener = (event: EventPayload, trace: boolean) => void;
+
+/** What a reference sees of the execution it holds. */
+export interface SharedExecution<TData> {
+  /** The run that started it. */
+  readonly leader: string;
+  /** Live counters and phase, for a reference that cancels mid-way. */
+  readonly state: ExecutionState;
+  readonly result: Promise<ExecutionResult<TData>>;
+}
+
+/** One caller's hold on a shared execution. */
+export interface Reference<TData> {
+  readonly shared: SharedExecution<TData>;
+  /** False for the caller that started the execution, true for those that joined it. */
+  readonly joined: boolean;
+  /**
+   * Lets go of the execution (at once, for this caller only). When the last reference lets go
+   * before the execution settled, its controller aborts with `reason`: the socket closes and the
+   * key is freed so the next caller starts afresh. Idempotent.
+   */
+  release(reason: unknown): void;
+}
+
+/** Starts an execution on a signal no caller owns, emitting to every reference. */
+export type Starter<TData> = (
+  signal: AbortSignal,
+  emit: (event: EventPayload) => void,
+) => { state: ExecutionState; result: Promise<ExecutionResult<TData>> };
+
+interface Entry {
+  readonly shared: SharedExecution<unknown>;
+  readonly controller: AbortController;
+  readonly listeners: Map<string, EventListener>;
+  settled: boolean;
+}
+
+/** The reference-counted coalescer of one engine. */
+export interface Coalescer {
+  /**
+   * Joins the in-flight execution for `key`, or starts one with `start`. With `key` undefined
+   * (coalescing off) every caller gets its own execution, with the same reference semantics.
+   */
+  join<TData>(
+    key: string | undefined,
+    run: string,
+    listener: EventListener,
+    start: Starter<TData>,
+  ): Reference<TData>;
+  /** Whether an execution for `key` is in flight. */
+  inFlight(key: string): boolean;
+}
+
+/**
+ * Creates a coalescer. Law 4: each caller is one reference; a reference that lets go rejects
+ * alone; only the last one aborts the shared request, which is never re-sent for the others.
+ */
+export function createCoalescer(): Coalescer {
+  const entries = new Map<string, Entry>();
+
+  const open = <TData>(
+    key: string | undefined,
+    run: string,
+    listener: EventListener,
+    start: Starter<TData>,
+  ) => {
+    const controller = new AbortController();
+    // The starter's first events may be emitted synchronously: its caller must already listen.
+    const listeners = new Map<string, EventListener>([[run, listener]]);
+    const emit = (event: EventPayload) => {
+      let trace = true;
+      for (const listener of listeners.values()) {
+        listener(event, trace);
+        trace = false;
+      }
+    };
+    const { state, result } = start(controller.signal, emit);
+    const entry: Entry = { shared: { leader: run, state, result }, controller, listeners, settled: false };
+    const forget = () => {
+      entry.settled = true;
+      if (key !== undefined && entries.get(key) === entry) entries.delete(key);
+    };
+    // Settled work leaves the map before its references hear of it, so a caller arriving from
+    // a reference's callback starts afresh instead of joining a finished execution.
+    result.then(forget, forget);
+    if (key !== undefined) entries.set(key, entry);
+    return entry;
+  };
+
+  return {
+    join<TData>(key: string | undefined, run: string, listener: EventListener, start: Starter<TData>) {
+      const existing = key === undefined ? undefined : entries.get(key);
+      const entry = existing ?? open(key, run, listener, start);
+      entry.listeners.set(run, listener);
+      let held = true;
+      return {
+        shared: entry.shared as SharedExecution<TData>,
+        joined: existing !== undefined,
+        release(reason) {
+          if (!held) return;
+          held = false;
+          entry.listeners.delete(run);
+          if (entry.listeners.size > 0 || entry.settled) return;
+          if (key !== undefined && entries.get(key) === entry) entries.delete(key);
+          entry.controller.abort(reason);
+        },
+      };
+    },
+    inFlight: (key) => entries.has(key),
+  };
+}

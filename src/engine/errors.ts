@@ -1,0 +1,125 @@
+/**
+ * One error class for every failure, told apart by `kind`. A cancellation is `kind: 'aborted'`
+ * with the caller's reason as `cause` (identity kept), never a message to match on.
+ */
+
+/** What went wrong, as a discriminant. */
+export type StitchErrorKind =
+  | 'aborted'
+  | 'timeout'
+  | 'http'
+  | 'network'
+  | 'circuit-open'
+  | 'rate-limited'
+  | 'invalid'
+  | 'config';
+
+/** Which deadline ran out: one attempt's (`each`) or the whole call's (`total`). */
+export type TimeoutPhase = 'each' | 'total';
+
+/** Everything a `StitchError` says about the run that produced it. */
+export interface StitchErrorDetails {
+  kind: StitchErrorKind;
+  message: string;
+  cause?: unknown;
+  /** For `timeout`: which deadline. */
+  phase?: TimeoutPhase;
+  /** For `http` (and a 429 `rate-limited`): the response status. */
+  status?: number;
+  /** For `http`: the response body, cut to at most {@link MAX_ERROR_BODY} characters. */
+  body?: string;
+  /** For `circuit-open` and `rate-limited`: how long until a call may succeed, in ms. */
+  retryAfter?: number;
+  /** For `config`: the option that is wrong, e.g. `'retry.attempts'`. */
+  field?: string;
+  /** Attempts started (0 when nothing got past the breaker or the queue). @default 0 */
+  attempts?: number;
+  /** Requests that left the process. @default 0 */
+  requests?: number;
+  /** Whether the failed call should be worth retrying later. @default false */
+  retryable?: boolean;
+  /** Whether a request was out with no response when the run ended: it may have taken effect. */
+  ambiguous?: boolean;
+  url?: string;
+  /** The stitch's name. */
+  stitch?: string;
+  idempotencyKey?: string;
+}
+
+/** How much of an error response's body an error keeps. */
+export const MAX_ERROR_BODY = 2_048;
+
+/** Marks our errors across realms and duplicate copies of the package, where `instanceof` fails. */
+const MARKER = Symbol.for('stitch.error');
+
+const NAMES: Partial<Record<StitchErrorKind, string>> = { aborted: 'AbortError', timeout: 'TimeoutError' };
+
+/** The error every stitch rejects with. Check `kind`, never the message. */
+export class StitchError extends Error {
+  readonly kind: StitchErrorKind;
+  readonly phase: TimeoutPhase | undefined;
+  readonly status: number | undefined;
+  readonly body: string | undefined;
+  readonly retryAfter: number | undefined;
+  readonly field: string | undefined;
+  readonly attempts: number;
+  readonly requests: number;
+  /** Whether any request had left the process (`requests > 0`). */
+  readonly dispatched: boolean;
+  readonly retryable: boolean;
+  readonly ambiguous: boolean;
+  readonly url: string | undefined;
+  readonly stitch: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  readonly [MARKER] = true;
+
+  constructor(details: StitchErrorDetails) {
+    super(details.message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = NAMES[details.kind] ?? 'StitchError';
+    this.kind = details.kind;
+    this.phase = details.phase;
+    this.status = details.status;
+    this.body = details.body === undefined ? undefined : details.body.slice(0, MAX_ERROR_BODY);
+    this.retryAfter = details.retryAfter;
+    this.field = details.field;
+    this.attempts = details.attempts ?? 0;
+    this.requests = details.requests ?? 0;
+    this.dispatched = this.requests > 0;
+    this.retryable = details.retryable ?? false;
+    this.ambiguous = details.ambiguous ?? false;
+    this.url = details.url;
+    this.stitch = details.stitch;
+    this.idempotencyKey = details.idempotencyKey;
+  }
+}
+
+/** True for any `StitchError`, including one from another realm or another copy of Stitch. */
+export function isStitchError(value: unknown): value is StitchError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+}
+
+/** True for a Stitch cancellation and for a platform `AbortError` (a DOMException, say). */
+export function isAbortError(value: unknown): boolean {
+  if (isStitchError(value)) return value.kind === 'aborted';
+  return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'AbortError';
+}
+
+/** The message of an abort reason: an Error's message, a string itself, or a generic line. */
+export function reasonMessage(reason: unknown): string {
+  if (reason instanceof Error || (typeof reason === 'object' && reason !== null && 'message' in reason)) {
+    return String((reason as { message: unknown }).message);
+  }
+  if (typeof reason === 'string') return reason;
+  return 'The operation was aborted';
+}
+
+/** A definition-time error that names the option at fault. */
+export function configError(stitchName: string | undefined, field: string, problem: string): StitchError {
+  const where = stitchName ? `stitch '${stitchName}': ` : '';
+  return new StitchError({
+    kind: 'config',
+    field,
+    stitch: stitchName,
+    message: `${where}\`${field}\` ${problem}`,
+  });
+}

@@ -1,0 +1,115 @@
+import type { StitchErrorKind, TimeoutPhase } from './errors';
+
+/** Where a run was when its caller cancelled it. */
+export type CancelPhase = 'queued' | 'before-dispatch' | 'in-flight' | 'body' | 'backoff';
+
+/** How a run ended. A cancellation is its own outcome, never an error. */
+export type RunOutcome = 'success' | 'error' | 'cancelled';
+
+/** A failure as events and reports show it: the discriminants, no stack, no secrets. */
+export interface ErrorSummary {
+  kind: StitchErrorKind;
+  name: string;
+  message: string;
+  status?: number;
+  phase?: TimeoutPhase;
+}
+
+/** What every event carries. */
+export interface EventBase {
+  /** Clock time (ms). */
+  at: number;
+  /** The id of the run the event belongs to. */
+  run: string;
+  /** The stitch's name. */
+  stitch: string;
+}
+
+type Event<TType extends string, TData> = EventBase & { type: TType } & TData;
+
+/** One thing that happened in a run, discriminated by `type`. */
+export type StitchEvent =
+  | Event<'start', { method: string; url: string }>
+  | Event<'queued', { key: string; position: number }>
+  | Event<'cache', { hit: 'fresh' | 'stale' }>
+  | Event<'coalesce', { leader: string }>
+  | Event<
+      'request',
+      {
+        attempt: number;
+        method: string;
+        url: string;
+        headers: Record<string, string>;
+        idempotencyKey?: string;
+      }
+    >
+  | Event<'response', { attempt: number; status: number; elapsed: number }>
+  | Event<'retry', { attempt: number; delay: number; error: ErrorSummary }>
+  | Event<'timeout', { phase: TimeoutPhase; attempt: number; dispatched: boolean }>
+  | Event<'circuit', { key: string; from: string; to: string }>
+  | Event<'cancel', { phase: CancelPhase; dispatched: boolean; reason: string; attempt: number }>
+  | Event<'error', { error: ErrorSummary }>
+  | Event<'success', { status: number | undefined }>
+  | Event<'done', { outcome: RunOutcome; elapsed: number }>;
+
+/** The `type` of any event. */
+export type StitchEventType = StitchEvent['type'];
+
+/** An event as modules produce it, before the run stamps `at`, `run` and `stitch` on it. */
+export type EventPayload = DistributiveOmit<StitchEvent, keyof EventBase>;
+
+type DistributiveOmit<T, TKey extends PropertyKey> = T extends unknown ? Omit<T, TKey> : never;
+
+/** Receives every event of every run on an engine. A sink that throws never breaks a run. */
+export interface TraceSink {
+  handle(event: StitchEvent): void;
+}
+
+/** Headers whose values never leave the engine in an event, a report or an error. */
+export const SECRET_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+];
+
+const REDACTED = '[redacted]';
+
+/** Copies headers for an event, replacing the value of every secret (or configured) name. */
+export function redactHeaders(headers: Headers, secret: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = secret.has(name) ? REDACTED : value;
+  });
+  return out;
+}
+
+/** A URL for an event: query parameters with a configured secret name are redacted. */
+export function redactUrl(url: string, secret: ReadonlySet<string>): string {
+  const parsed = new URL(url);
+  let changed = false;
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (secret.has(name.toLowerCase())) {
+      parsed.searchParams.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  return changed ? parsed.toString() : url;
+}
+
+/** Fans events out to sinks; each sink is isolated so one that throws cannot break a run. */
+export function fanOut(sinks: readonly TraceSink[]): ((event: StitchEvent) => void) | undefined {
+  if (sinks.length === 0) return undefined;
+  return (event) => {
+    for (const sink of sinks) {
+      try {
+        sink.handle(event);
+      } catch {
+        // A broken sink must not change the outcome of the call it observes.
+      }
+    }
+  };
+}

@@ -1,0 +1,65 @@
+import { type AttemptResult, type ExecutionContext, failure, runAttempt, safely } from './attempt';
+import type { StitchError } from './errors';
+import { isRetryable, nextDelay } from './retry';
+import { summarize } from './run';
+import { startDeadline } from './timeout';
+
+/** An execution's end. `aborted`: its own signal aborted (its last caller left); nobody waits. */
+export type ExecutionResult<TData> =
+  | { type: 'success'; data: TData }
+  | { type: 'failure'; error: StitchError }
+  | { type: 'aborted' };
+
+/**
+ * The shared part of a call: the total deadline around the attempt loop (retry, backoff sleep,
+ * retry budget). A caller's abort reaches it only as an abort of `context.signal`, which it
+ * checks before any hook, event or sleep, so a cancellation is never retried or reported as an
+ * error here.
+ */
+export async function execute<TData>(context: ExecutionContext<TData>): Promise<ExecutionResult<TData>> {
+  const { definition, parts, retry } = context;
+  // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
+  const budgetKey = definition.circuit?.key ?? new URL(context.request.url).origin;
+  if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
+  const total = startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const result: AttemptResult<TData> = await runAttempt(context, attempt, total);
+      if (result.type !== 'failure') return result;
+      if (context.signal.aborted) return { type: 'aborted' };
+      const { error } = result;
+      if (attempt >= retry.attempts || !isRetryable(error, retry)) return fail(context, error);
+      const next = nextDelay({
+        retry: attempt,
+        policy: retry,
+        retryAfter: result.retryAfter,
+        remaining: total.remaining(),
+      });
+      if ('giveUp' in next) return fail(context, error);
+      if (retry.budget && !parts.budget.tryRetry(budgetKey, retry.budget)) return fail(context, error);
+      context.emit({ type: 'retry', attempt, delay: next.delay, error: summarize(error) });
+      safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error });
+      context.state.phase = 'backoff';
+      try {
+        await parts.clock.sleep(next.delay, total.signal);
+      } catch {
+        if (context.signal.aborted) return { type: 'aborted' };
+        context.emit({ type: 'timeout', phase: 'total', attempt, dispatched: context.state.requests > 0 });
+        return fail(
+          context,
+          failure(context, 'timeout', (total.signal.reason as Error).message, {
+            phase: 'total',
+            cause: total.signal.reason,
+          }),
+        );
+      }
+    }
+  } finally {
+    total.dispose();
+  }
+}
+
+function fail<TData>(context: ExecutionContext<TData>, error: StitchError): ExecutionResult<TData> {
+  safely(context.definition.hooks.onError, error);
+  return { type: 'failure', error };
+}

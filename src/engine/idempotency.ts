@@ -1,0 +1,45 @@
+import { configError } from './errors';
+
+/** `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. */
+export type IdempotencyOptions<TInput> = boolean | { keyOf?: (input: TInput) => string; header?: string };
+
+/** Normalized idempotency settings; `undefined` when the stitch sends no key by itself. */
+export interface IdempotencyPolicy<TInput> {
+  header: string;
+  keyOf: ((input: TInput) => string) | undefined;
+}
+
+/** The header a key travels in unless configured. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** Validates `idempotency`. */
+export function normalizeIdempotency<TInput>(
+  value: IdempotencyOptions<TInput> | undefined,
+  stitchName: string,
+): IdempotencyPolicy<TInput> | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { header: IDEMPOTENCY_HEADER, keyOf: undefined };
+  if (value.keyOf !== undefined && typeof value.keyOf !== 'function') {
+    throw configError(stitchName, 'idempotency.keyOf', 'must be a function of the input');
+  }
+  if (value.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.header)) {
+    throw configError(stitchName, 'idempotency.header', 'must be a valid header name');
+  }
+  return { header: value.header ?? IDEMPOTENCY_HEADER, keyOf: value.keyOf };
+}
+
+/**
+ * The key for one logical call: the caller's own (`idempotencyKey` call option), else `keyOf`,
+ * else a fresh one. The same key goes on every attempt of that call. A minted key only collapses
+ * duplicates the engine itself creates (its retries); to make a user's re-issue safe across
+ * actions, reloads or processes, the caller must own the key.
+ */
+export function idempotencyKeyFor<TInput>(
+  policy: IdempotencyPolicy<TInput> | undefined,
+  input: TInput,
+  callerKey: string | undefined,
+): string | undefined {
+  if (callerKey !== undefined) return callerKey;
+  if (!policy) return undefined;
+  return policy.keyOf ? policy.keyOf(input) : crypto.randomUUID();
+}

@@ -1,0 +1,90 @@
+import { MAX_ERROR_BODY } from './errors';
+
+/** A Standard Schema validator (zod 4, valibot, arktype, ...): the part Stitch relies on. */
+export interface StandardSchemaV1<TInput = unknown, TOutput = TInput> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<TOutput> | Promise<StandardResult<TOutput>>;
+    readonly types?: { readonly input: TInput; readonly output: TOutput } | undefined;
+  };
+}
+
+/** A validator's verdict: a value, or the issues that rejected it. */
+export type StandardResult<TOutput> =
+  | { readonly value: TOutput; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<unknown> }> };
+
+/** How a response body is read. @default 'json' */
+export type ResponseType = 'json' | 'text';
+
+/** Why a body could not become data; the engine turns it into a `kind: 'invalid'` error. */
+export class BodyProblem extends Error {
+  readonly issues: unknown;
+  constructor(message: string, issues?: unknown) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/**
+ * Reads a body up to `maxBytes`. Past the limit it cancels the stream (which closes the socket
+ * rather than draining a huge body) and throws. Reading stops with the fetch's own abort error
+ * when the request's signal aborts mid-body.
+ */
+export async function readBody(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw new BodyProblem(`the response body exceeds maxBodyBytes (${maxBytes})`);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const decoder = new TextDecoder();
+  return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
+}
+
+/** The start of an error response's body, for `StitchError.body`; never throws. */
+export async function readErrorBody(response: Response): Promise<string | undefined> {
+  try {
+    return (await readBody(response, MAX_ERROR_BODY * 4)).slice(0, MAX_ERROR_BODY);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Turns body text into data: JSON (empty → `null`) unless `text`; checks the content type. */
+export function parseBody(text: string, contentType: string | null, type: ResponseType): unknown {
+  if (type === 'text') return text;
+  if (text === '') return null;
+  if (contentType && !/[/+]json\b/i.test(contentType)) {
+    throw new BodyProblem(`expected a JSON response, got content-type '${contentType}'`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new BodyProblem(`the response body is not valid JSON: ${(error as Error).message}`, error);
+  }
+}
+
+/** Runs the `output` validator; its issues become the error's `cause`. */
+export async function validate<TData>(schema: StandardSchemaV1<unknown, TData> | undefined, value: unknown) {
+  if (!schema) return value as TData;
+  const result = await schema['~standard'].validate(value);
+  if (result.issues) {
+    const first = result.issues[0]?.message ?? 'invalid';
+    throw new BodyProblem(`the response failed output validation: ${first}`, result.issues);
+  }
+  return result.value;
+}

@@ -1,0 +1,256 @@
+/** Retry policy: what may be retried, how long to wait, how many retries a key may spend. No timers:
+ * the attempt loop that calls these lives in the engine. */
+import type { Clock } from './clock';
+import { configError, type StitchError, type StitchErrorKind } from './errors';
+
+/** Exponential backoff between attempts. */
+export interface BackoffOptions {
+  /** Cap of the delay before the first retry, in ms. @default 100 */
+  base?: number;
+  /** Cap of any backoff delay, in ms. @default 10_000 */
+  max?: number;
+  /** How much the cap grows per retry (≥ 1). @default 2 */
+  factor?: number;
+  /** `'full'`: a random wait below the cap, so clients that failed together do not retry together;
+   * `'none'`: the cap itself. @default 'full' */
+  jitter?: 'full' | 'none';
+}
+
+/** A per-key budget: in any `window`, retries ≤ `floor` + `ratio` × calls. */
+export interface RetryBudgetOptions {
+  /** Retries allowed per call made in the window, 0–1. @default 0.2 */
+  ratio?: number;
+  /** Retries always allowed in the window, so a quiet key can still retry. @default 10 */
+  floor?: number;
+  /** Length of the sliding window, in ms. @default 10_000 */
+  window?: number;
+}
+
+/** The `retry` option of a stitch. */
+export interface RetryOptions {
+  /** Total attempts, the first included. A write (any method but GET/HEAD) without an idempotency key
+   * always gets 1, whatever this says: re-sending it could apply it twice.
+   * @default 3 for reads and for writes with an idempotency key, else 1 */
+  attempts?: number;
+  /** Statuses to retry, or a predicate. A list replaces only the statuses: network errors and per-attempt
+   * timeouts stay retryable. Aborts, total timeouts, open circuits, invalid bodies: never, whatever this says.
+   * @default network errors, per-attempt timeouts and 408, 429, 500, 502, 503, 504 */
+  on?: readonly number[] | ((error: StitchError) => boolean);
+  /** @default { base: 100, max: 10_000, factor: 2, jitter: 'full' } */
+  backoff?: BackoffOptions;
+  /** Honour a `Retry-After` header up to `max` ms; `false` ignores it. @default { max: 60_000 } */
+  retryAfter?: { max?: number } | false;
+  /** `false` turns the budget off. @default { ratio: 0.2, floor: 10, window: 10_000 } */
+  budget?: RetryBudgetOptions | false;
+}
+
+/** A validated `retry` option with every default filled in. */
+export interface RetryPolicy {
+  readonly attempts: number;
+  readonly shouldRetryError: (error: StitchError) => boolean;
+  readonly backoff: Readonly<Required<BackoffOptions>>;
+  /** `undefined`: `Retry-After` is ignored. */
+  readonly retryAfterMax: number | undefined;
+  /** `undefined`: no budget. */
+  readonly budget: Readonly<Required<RetryBudgetOptions>> | undefined;
+}
+
+const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
+const NEVER_RETRIED = new Set<StitchErrorKind>(['aborted', 'circuit-open', 'invalid', 'config']);
+const READS = new Set(['GET', 'HEAD']);
+/** The budget window is kept as this many buckets, so memory per key is fixed. */
+const BUCKETS = 10;
+
+const isNonNegative = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Retries a network error, a per-attempt timeout, or a status in `statuses`. */
+const retryOn =
+  (statuses: readonly number[]) =>
+  (error: StitchError): boolean =>
+    error.kind === 'network' ||
+    (error.kind === 'timeout' && error.phase === 'each') ||
+    (error.status !== undefined && statuses.includes(error.status));
+
+/**
+ * Validates a stitch's `retry` option and fills in defaults: a number is `{ attempts }`, `false`
+ * is one attempt. Throws a `config` StitchError naming the bad field, e.g. `retry.backoff.base`.
+ * @param idempotent whether the call carries an idempotency key; without one a write gets 1 attempt.
+ */
+export function normalizeRetry(
+  value: number | RetryOptions | false | undefined,
+  method: string,
+  idempotent: boolean,
+  stitchName: string,
+): RetryPolicy {
+  const fail = (field: string, problem: string) => {
+    throw configError(stitchName, field, problem);
+  };
+  const options: RetryOptions = typeof value === 'number' ? { attempts: value } : value || {};
+  const safe = READS.has(method.toUpperCase()) || idempotent;
+  const attempts = options.attempts ?? (value === false ? 1 : 3);
+  if (!Number.isInteger(attempts) || attempts < 1) fail('retry.attempts', 'must be an integer ≥ 1');
+
+  const on = options.on ?? RETRY_STATUSES;
+  const isStatus = (s: number) => Number.isInteger(s) && s >= 100 && s <= 599;
+  if (typeof on !== 'function' && !(Array.isArray(on) && on.every(isStatus))) {
+    fail('retry.on', 'must be a list of HTTP statuses (100–599) or a predicate');
+  }
+
+  const { base = 100, max = 10_000, factor = 2, jitter = 'full' } = options.backoff ?? {};
+  if (!isNonNegative(base)) fail('retry.backoff.base', 'must be a finite number ≥ 0');
+  if (!isNonNegative(max)) fail('retry.backoff.max', 'must be a finite number ≥ 0');
+  if (!isNonNegative(factor) || factor < 1) fail('retry.backoff.factor', 'must be a finite number ≥ 1');
+  if (jitter !== 'full' && jitter !== 'none') fail('retry.backoff.jitter', "must be 'full' or 'none'");
+
+  const retryAfterMax = options.retryAfter === false ? undefined : (options.retryAfter?.max ?? 60_000);
+  if (retryAfterMax !== undefined && !isNonNegative(retryAfterMax)) {
+    fail('retry.retryAfter.max', 'must be a finite number ≥ 0');
+  }
+
+  let budget: RetryPolicy['budget'];
+  if (options.budget !== false) {
+    const { ratio = 0.2, floor = 10, window = 10_000 } = options.budget ?? {};
+    if (!isNonNegative(ratio) || ratio > 1) fail('retry.budget.ratio', 'must be a number from 0 to 1');
+    if (!Number.isInteger(floor) || floor < 0) fail('retry.budget.floor', 'must be an integer ≥ 0');
+    if (!isNonNegative(window) || window === 0) fail('retry.budget.window', 'must be a finite number > 0');
+    budget = { ratio, floor, window };
+  }
+
+  return {
+    // Validated first, then forced: a bad value is a bug even on a write that would ignore it.
+    attempts: safe ? attempts : 1,
+    shouldRetryError: typeof on === 'function' ? on : retryOn(on),
+    backoff: { base, max, factor, jitter },
+    retryAfterMax,
+    budget,
+  };
+}
+
+/**
+ * Whether a failed attempt may be retried. A caller's abort never is (law 1), nor a total timeout
+ * (no time is left), an open circuit (retrying is what it exists to stop), an invalid body (the
+ * vendor will send the same one) or a config error; the rest is up to `policy.shouldRetryError`.
+ */
+export function isRetryable(error: StitchError, policy: RetryPolicy): boolean {
+  if (NEVER_RETRIED.has(error.kind) || (error.kind === 'timeout' && error.phase === 'total')) return false;
+  return policy.shouldRetryError(error);
+}
+
+/**
+ * The backoff before retry number `retry` (1 = the first retry): with full jitter
+ * `random() × min(max, base × factor^(retry − 1))`, without jitter that cap itself.
+ * @param random a source in [0, 1). @default Math.random
+ */
+export function backoffDelay(
+  retry: number,
+  backoff: RetryPolicy['backoff'],
+  random: () => number = Math.random,
+): number {
+  // base 0 × an overflowed power (Infinity) would be NaN, not 0.
+  const cap = backoff.base === 0 ? 0 : Math.min(backoff.max, backoff.base * backoff.factor ** (retry - 1));
+  return backoff.jitter === 'full' ? random() * cap : cap;
+}
+
+/** Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name. */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/;
+
+/**
+ * A `Retry-After` header in ms from `now` (epoch ms): delta-seconds (`"120"`) or an HTTP-date.
+ * Garbage, a negative number or no header → `undefined`; a date already past → 0.
+ */
+export function parseRetryAfter(header: string | null | undefined, now: number): number | undefined {
+  const value = header?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Date.parse alone accepts "1.5" or "2025-01-01"; asctime has no zone but HTTP dates are GMT.
+  if (!HTTP_DATE.test(value)) return undefined;
+  const at = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The wait before retry number `retry`: `Retry-After` when given and honoured (capped at
+ * `policy.retryAfterMax`), else backoff. Gives up with `'deadline'` when the wait would use up
+ * what is left of the total deadline, since the next attempt would then have no time at all.
+ * @param args.remaining ms left of the total deadline; `Infinity` when there is none.
+ * @param args.random @default Math.random
+ */
+export function nextDelay(args: {
+  retry: number;
+  policy: RetryPolicy;
+  retryAfter: number | undefined;
+  remaining: number;
+  random?: () => number;
+}): { delay: number } | { giveUp: 'deadline' } {
+  const { policy, retryAfter } = args;
+  const delay =
+    retryAfter !== undefined && policy.retryAfterMax !== undefined
+      ? Math.min(retryAfter, policy.retryAfterMax)
+      : backoffDelay(args.retry, policy.backoff, args.random);
+  return delay >= args.remaining ? { giveUp: 'deadline' } : { delay };
+}
+
+/** Per-key retry budgets; see {@link RetryBudgetOptions}. Holds no timer. */
+export interface RetryBudget {
+  /** Counts one logical call (not one attempt) against `key`. */
+  recordCall(key: string, budget: NonNullable<RetryPolicy['budget']>): void;
+  /** Whether one more retry fits the budget of `key`; if it does, it is counted. */
+  tryRetry(key: string, budget: NonNullable<RetryPolicy['budget']>): boolean;
+}
+
+/**
+ * Creates per-key retry budgets, so an outage cannot multiply traffic: in a sliding window,
+ * retries ≤ floor + ratio × calls. The window slides in steps of `window / 10`; memory is ten
+ * buckets per key, and keys idle for a whole window are dropped.
+ */
+export function createRetryBudget(clock: Clock): RetryBudget {
+  // Per key: the calls and retries of each `window / BUCKETS` slice of time, oldest first.
+  type Bucket = { start: number; calls: number; retries: number };
+  const keys = new Map<string, { window: number; buckets: Bucket[] }>();
+  let lastSweep = clock.now();
+
+  /** The buckets of `key` still in its window, and the one for now. */
+  const current = (key: string, window: number): { buckets: Bucket[]; bucket: Bucket } => {
+    const now = clock.now();
+    // Sweeping at most once per window keeps idle keys from piling up at amortised O(1) per call.
+    if (now - lastSweep >= window) {
+      lastSweep = now;
+      for (const [k, state] of keys) {
+        if ((state.buckets.at(-1)?.start ?? -Infinity) <= now - state.window) keys.delete(k);
+      }
+    }
+    const state = keys.get(key) ?? { window, buckets: [] };
+    keys.set(key, state);
+    state.window = window;
+    const { buckets } = state;
+    while (buckets[0] && buckets[0].start <= now - window) buckets.shift();
+    const width = window / BUCKETS;
+    const start = Math.floor(now / width) * width;
+    let bucket = buckets.at(-1);
+    // `<`, not `!==`: after a window change or a wall clock stepping back, keep adding to the last.
+    if (!bucket || bucket.start < start) {
+      bucket = { start, calls: 0, retries: 0 };
+      buckets.push(bucket);
+    }
+    return { buckets, bucket };
+  };
+
+  return {
+    recordCall(key, budget) {
+      current(key, budget.window).bucket.calls++;
+    },
+    tryRetry(key, budget) {
+      const { buckets, bucket } = current(key, budget.window);
+      let calls = 0;
+      let retries = 0;
+      for (const b of buckets) {
+        calls += b.calls;
+        retries += b.retries;
+      }
+      if (retries + 1 > budget.floor + budget.ratio * calls) return false;
+      bucket.retries++;
+      return true;
+    },
+  };
+}

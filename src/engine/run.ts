@@ -1,0 +1,179 @@
+import type { Clock } from './clock';
+import { isStitchError, type StitchError } from './errors';
+import type { ErrorSummary, EventPayload, RunOutcome, StitchEvent } from './events';
+
+/** Where a run's data came from. */
+export type RunSource = 'live' | 'cache' | 'stale' | 'coalesced';
+
+/** `run.safe()`: the outcome as a value, never a rejection. */
+export type SafeResult<TData> =
+  | { ok: true; data: TData; error: null }
+  | { ok: false; data: null; error: StitchError };
+
+/** What one run did, built from its own event log. No second request is made to produce it. */
+export interface RunReport {
+  ok: boolean;
+  outcome: RunOutcome;
+  /** `outcome === 'cancelled'`, so nobody has to compare strings. */
+  cancelled: boolean;
+  source: RunSource;
+  /** Attempts that reached the network step (past the queue and the breaker). */
+  attempts: number;
+  /** Requests that left the process. */
+  requests: number;
+  /** Whether any request left the process. */
+  dispatched: boolean;
+  /** Status of the last response, if any came. */
+  status: number | undefined;
+  /** Clock time from start to done, ms. */
+  elapsed: number;
+  error?: ErrorSummary;
+  idempotencyKey?: string;
+  events: readonly StitchEvent[];
+}
+
+/** What the pipeline tells a run when it settles. */
+export type RunResult<TData> = { ok: true; data: TData } | { ok: false; error: StitchError };
+
+/** Counters the pipeline keeps for the report. */
+export interface RunTally {
+  attempts: number;
+  requests: number;
+  status: number | undefined;
+  source: RunSource;
+  idempotencyKey: string | undefined;
+}
+
+/** Turns an error into what events and reports carry. */
+export function summarize(error: StitchError): ErrorSummary {
+  const summary: ErrorSummary = { kind: error.kind, name: error.name, message: error.message };
+  if (error.status !== undefined) summary.status = error.status;
+  if (error.phase !== undefined) summary.phase = error.phase;
+  return summary;
+}
+
+/**
+ * One call of a stitch: a thenable over a single event log. `await run` gives the data or throws
+ * a `StitchError`; `safe()`, `report()` and `stream()` read the same run, never a new request.
+ */
+export class StitchRun<TData> implements PromiseLike<TData> {
+  /** This run's id, as its events carry it. */
+  readonly id: string;
+  /** This run's events so far, in order. */
+  readonly events: StitchEvent[] = [];
+  readonly #stitch: string;
+  readonly #clock: Clock;
+  readonly #sink: ((event: StitchEvent) => void) | undefined;
+  readonly #started: number;
+  readonly #settled: Promise<RunResult<TData>>;
+  #resolve!: (result: RunResult<TData>) => void;
+  #result: RunResult<TData> | undefined;
+  #tally: RunTally | undefined;
+  #wake = new Set<() => void>();
+
+  /** @internal Runs are created by the engine. */
+  constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
+    this.id = id;
+    this.#stitch = stitch;
+    this.#clock = clock;
+    this.#sink = sink;
+    this.#started = clock.now();
+    this.#settled = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /**
+   * @internal Stamps an event with this run's identity and time and logs it; `trace: false` keeps
+   * it from the sinks (a shared execution's event is traced through one of its runs only).
+   */
+  emit(payload: EventPayload, trace = true): void {
+    const event = { ...payload, at: this.#clock.now(), run: this.id, stitch: this.#stitch } as StitchEvent;
+    this.events.push(event);
+    if (trace) this.#sink?.(event);
+    for (const wake of this.#wake) wake();
+  }
+
+  /** @internal Settles the run once; later calls are ignored. */
+  finish(result: RunResult<TData>, tally: RunTally): void {
+    if (this.#result) return;
+    this.#result = result;
+    this.#tally = tally;
+    const outcome = outcomeOf(result);
+    if (outcome === 'success') this.emit({ type: 'success', status: tally.status });
+    else if (outcome === 'error' && !result.ok) this.emit({ type: 'error', error: summarize(result.error) });
+    this.emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started });
+    this.#resolve(result);
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a run is deliberately awaitable.
+  then<TResult1 = TData, TResult2 = never>(
+    onfulfilled?: ((value: TData) => TResult1 | PromiseLike<TResult1>) | null,
+    onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
+  ): Promise<TResult1 | TResult2> {
+    return this.#settled
+      .then((result) => {
+        if (result.ok) return result.data;
+        throw result.error;
+      })
+      .then(onfulfilled, onrejected);
+  }
+
+  /** Like `await run`, but a failure or cancellation is a value: `{ ok: false, error }`. */
+  async safe(): Promise<SafeResult<TData>> {
+    const result = await this.#settled;
+    return result.ok
+      ? { ok: true, data: result.data, error: null }
+      : { ok: false, data: null, error: result.error };
+  }
+
+  /** Waits for this run to settle and describes it. */
+  async report(): Promise<RunReport> {
+    const result = await this.#settled;
+    const tally = this.#tally as RunTally;
+    const outcome = outcomeOf(result);
+    const done = this.events.at(-1);
+    const report: RunReport = {
+      ok: result.ok,
+      outcome,
+      cancelled: outcome === 'cancelled',
+      source: tally.source,
+      attempts: tally.attempts,
+      requests: tally.requests,
+      dispatched: tally.requests > 0,
+      status: tally.status,
+      elapsed: done?.type === 'done' ? done.elapsed : 0,
+      events: [...this.events],
+    };
+    if (!result.ok) report.error = summarize(result.error);
+    if (tally.idempotencyKey !== undefined) report.idempotencyKey = tally.idempotencyKey;
+    return report;
+  }
+
+  /** This run's events from its start (already-past ones first), ending with `done`. */
+  async *stream(): AsyncGenerator<StitchEvent, void, undefined> {
+    let next = 0;
+    let wake: () => void = () => {};
+    const signal = () => wake();
+    this.#wake.add(signal);
+    try {
+      for (;;) {
+        while (next < this.events.length) {
+          const event = this.events[next++] as StitchEvent;
+          yield event;
+          if (event.type === 'done') return;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      this.#wake.delete(signal);
+    }
+  }
+}
+
+function outcomeOf(result: RunResult<unknown>): RunOutcome {
+  if (result.ok) return 'success';
+  return isStitchError(result.error) && result.error.kind === 'aborted' ? 'cancelled' : 'error';
+}

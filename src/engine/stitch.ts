@@ -1,0 +1,215 @@
+import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import { defaultEngine } from './engine';
+import { configError, type StitchError } from './errors';
+import type { CancelPhase } from './events';
+import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import { placeholders, type StitchInput } from './request';
+import type { ResponseType, StandardSchemaV1 } from './response';
+import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
+import type { StitchRun } from './run';
+import { normalizeThrottle, type ThrottleOptions, type ThrottlePolicy } from './throttle';
+import { normalizeTimeout, type TimeoutOptions, type TimeoutPolicy } from './timeout';
+
+/** The HTTP methods a stitch may use. */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Observers of a stitch's runs. They cannot change an outcome: one that throws is ignored.
+ * A caller's abort fires only `onCancel`, never `onError` or `onRetry`.
+ */
+export interface StitchHooks {
+  /** Before each request leaves; may set headers on `headers` (an auth token, say). */
+  onRequest?(context: {
+    stitch: string;
+    attempt: number;
+    method: string;
+    url: string;
+    headers: Headers;
+  }): void;
+  /** When response headers arrive, before the body is read. */
+  onResponse?(context: { stitch: string; attempt: number; response: Response }): void;
+  /** Once per failed run (never for a cancellation). */
+  onError?(error: StitchError): void;
+  /** Before each backoff sleep. */
+  onRetry?(context: { stitch: string; attempt: number; delay: number; error: StitchError }): void;
+  /** When a caller cancels its run. */
+  onCancel?(context: { stitch: string; reason: unknown; phase: CancelPhase; dispatched: boolean }): void;
+}
+
+/** Everything `stitch()` accepts. Only `name` and a URL are required. */
+export interface StitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> {
+  /** Unique per engine; used in keys, traces and errors. */
+  name: string;
+  /** @default 'GET' */
+  method?: HttpMethod;
+  /** Absolute, or relative to `baseUrl`; `{param}` placeholders are filled from `input.params`. */
+  url: string;
+  /** Resolves a relative `url`. */
+  baseUrl?: string;
+  /** Headers sent on every call (input headers override them). */
+  headers?: Record<string, string>;
+  /** A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`. */
+  output?: StandardSchemaV1<unknown, TData>;
+  /** @default 'json' */
+  responseType?: ResponseType;
+  /** Larger bodies fail with `kind: 'invalid'` and their socket is closed. @default 10 MiB */
+  maxBodyBytes?: number;
+  /** Attempts, or retry options; `false` for one attempt. @default 3 attempts for reads, 1 for writes without a key */
+  retry?: number | RetryOptions | false;
+  /** A number bounds the whole call; `{ each, total }` bounds one attempt and the call. @default unbounded */
+  timeout?: TimeoutOptions;
+  /** Circuit breaker, keyed by the URL's origin unless `key` is set. @default on, 5 failures, 30 s cooldown */
+  circuit?: CircuitOptions | boolean;
+  /** Concurrency and rate limits per key (the URL's origin by default). @default none */
+  throttle?: ThrottleOptions | false;
+  /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
+  coalesce?: boolean;
+  /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
+  idempotency?: IdempotencyOptions<TInput>;
+  hooks?: StitchHooks;
+}
+
+/** A stitch's configuration after validation, with every default filled in. */
+export interface StitchDefinition<TData = unknown, TInput extends StitchInput = StitchInput> {
+  readonly name: string;
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly baseUrl: string | undefined;
+  readonly headers: Headers;
+  readonly output: StandardSchemaV1<unknown, TData> | undefined;
+  readonly responseType: ResponseType;
+  readonly maxBodyBytes: number;
+  /** The retry policy without and with an idempotency key (a write retries only with one). */
+  readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
+  readonly timeout: TimeoutPolicy;
+  readonly circuit: CircuitPolicy | undefined;
+  readonly throttle: ThrottlePolicy | undefined;
+  readonly coalesce: boolean;
+  readonly idempotency: IdempotencyPolicy<TInput> | undefined;
+  readonly hooks: StitchHooks;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborting it cancels this call only; the reason becomes the error's `cause`. */
+  signal?: AbortSignal;
+  /** The engine to run on. @default defaultEngine() */
+  engine?: StitchEngineLike;
+  /** A key the caller owns, sent as the idempotency header on every attempt of this call. */
+  idempotencyKey?: string;
+}
+
+/** What a stitch needs from an engine (see `createEngine`). */
+export interface StitchEngineLike {
+  call<TData, TInput extends StitchInput>(
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    options: CallOptions | undefined,
+  ): StitchRun<TData>;
+}
+
+/** A typed, callable endpoint. */
+export interface Stitch<TData = unknown, TInput extends StitchInput = StitchInput> {
+  (input?: TInput, options?: CallOptions): StitchRun<TData>;
+  /** The validated configuration. */
+  readonly definition: StitchDefinition<TData, TInput>;
+}
+
+const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
+
+function check(condition: boolean, name: string, field: string, problem: string) {
+  if (!condition) throw configError(name, field, problem);
+}
+
+/** Validates a config, naming the first wrong field in a `kind: 'config'` StitchError. */
+export function define<TData, TInput extends StitchInput>(
+  config: StitchConfig<TData, TInput>,
+): StitchDefinition<TData, TInput> {
+  check(typeof config === 'object' && config !== null, '', 'config', 'must be an object');
+  const name = config.name;
+  check(typeof name === 'string' && name.trim() !== '', '', 'name', 'must be a non-empty string');
+  const method = config.method ?? 'GET';
+  check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
+  check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
+  const probe = config.url.replace(/\{([^{}]+)\}/g, 'x');
+  check(
+    URL.canParse(probe, config.baseUrl),
+    name,
+    config.baseUrl ? 'baseUrl' : 'url',
+    'must make an absolute URL',
+  );
+  for (const placeholder of placeholders(config.url)) {
+    check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, 'url', `has a bad placeholder {${placeholder}}`);
+  }
+  const responseType = config.responseType ?? 'json';
+  check(responseType === 'json' || responseType === 'text', name, 'responseType', "must be 'json' or 'text'");
+  const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  check(
+    Number.isInteger(maxBodyBytes) && maxBodyBytes > 0,
+    name,
+    'maxBodyBytes',
+    'must be a positive integer',
+  );
+  check(
+    config.output === undefined || typeof config.output?.['~standard']?.validate === 'function',
+    name,
+    'output',
+    'must be a Standard Schema validator',
+  );
+  for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
+    check(typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
+  }
+  const isRead = method === 'GET' || method === 'HEAD';
+  check(
+    config.coalesce === undefined || typeof config.coalesce === 'boolean',
+    name,
+    'coalesce',
+    'must be a boolean',
+  );
+  let headers: Headers;
+  try {
+    headers = new Headers(config.headers);
+  } catch {
+    throw configError(name, 'headers', 'must be valid header names and values');
+  }
+  return Object.freeze({
+    name,
+    method,
+    url: config.url,
+    baseUrl: config.baseUrl,
+    headers,
+    output: config.output,
+    responseType,
+    maxBodyBytes,
+    retry: Object.freeze({
+      plain: normalizeRetry(config.retry, method, false, name),
+      keyed: normalizeRetry(config.retry, method, true, name),
+    }),
+    timeout: normalizeTimeout(config.timeout, name),
+    circuit: normalizeCircuit(config.circuit, name),
+    throttle: normalizeThrottle(config.throttle, name),
+    coalesce: config.coalesce ?? isRead,
+    idempotency: normalizeIdempotency(config.idempotency, name),
+    hooks: { ...config.hooks },
+  });
+}
+
+/**
+ * Turns an endpoint into a typed, resilient call. The config is validated now: a bad option
+ * throws a `StitchError` of kind `'config'` naming the field.
+ *
+ * @example
+ * const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
+ * const user = await getUser({ params: { id: 7 } }, { signal });
+ */
+export function stitch<TData = unknown, TInput extends StitchInput = StitchInput>(
+  config: StitchConfig<TData, TInput>,
+): Stitch<TData, TInput> {
+  const definition = define(config);
+  const callable = (input?: TInput, options?: CallOptions) =>
+    (options?.engine ?? defaultEngine()).call(definition, input, options);
+  Object.defineProperty(callable, 'name', { value: definition.name });
+  return Object.assign(callable, { definition });
+}

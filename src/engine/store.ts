@@ -1,0 +1,65 @@
+/**
+ * Where the engine keeps state that may outlive one process: breaker state, idempotency records,
+ * cache entries. The interface is async so a networked backend (Redis, say) fits without change;
+ * `update` is the one atomic read-modify-write that breaker transitions rely on.
+ */
+
+/** An async key-value store with per-entry time to live. */
+export interface Store {
+  get<T>(key: string): Promise<T | undefined>;
+  /** Stores `value`; with `ttl` (ms), the entry disappears after that long. */
+  set<T>(key: string, value: T, ttl?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  /**
+   * Atomically replaces the value of `key` with `transition(current)` and resolves the new value.
+   * Returning `undefined` deletes the entry. `transition` must be pure: a backend may call it
+   * more than once when it retries a contended write.
+   */
+  update<T>(
+    key: string,
+    transition: (current: T | undefined) => T | undefined,
+    ttl?: number,
+  ): Promise<T | undefined>;
+}
+
+interface Entry {
+  value: unknown;
+  expires: number;
+}
+
+/**
+ * The default store: a `Map` in this process. Expiry is checked on read against `now`, so it
+ * needs no timer and follows an injected clock.
+ * @param now the time source for TTLs, in ms. @default Date.now
+ */
+export function createMemoryStore(now: () => number = Date.now): Store {
+  const entries = new Map<string, Entry>();
+
+  const read = (key: string): unknown => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  };
+
+  const write = (key: string, value: unknown, ttl: number | undefined) => {
+    if (value === undefined) entries.delete(key);
+    else entries.set(key, { value, expires: ttl === undefined ? Number.POSITIVE_INFINITY : now() + ttl });
+  };
+
+  return {
+    get: async <T>(key: string) => read(key) as T | undefined,
+    set: async (key, value, ttl) => write(key, value, ttl),
+    delete: async (key) => {
+      entries.delete(key);
+    },
+    update: async <T>(key: string, transition: (current: T | undefined) => T | undefined, ttl?: number) => {
+      const next = transition(read(key) as T | undefined);
+      write(key, next, ttl);
+      return next;
+    },
+  };
+}

@@ -1,0 +1,291 @@
+/**
+ * Per-key throttle: a concurrency limit and/or a sliding-window rate, with a FIFO queue.
+ * Law 3 lives here: a queued caller that aborts leaves the queue at once (not when a slot frees,
+ * as in cockatiel's bulkhead), and no slot, timer or listener outlives its waiter.
+ */
+import { abortReason, onAbort } from './abort';
+import type { CancelTimer, Clock } from './clock';
+import { configError, StitchError } from './errors';
+
+/** The `throttle` option of a stitch. At least one of `concurrency` and `rate` is required. */
+export interface ThrottleOptions {
+  /** Callers with the same key share the limits. @default the URL's origin (set by the engine) */
+  key?: string;
+  /** Most slots held at once. @default Infinity (no concurrency limit) */
+  concurrency?: number;
+  /**
+   * Most grants in any sliding window: `'10/s'`, `'100/min'`, `'5/100ms'`, `'2/h'`, or
+   * `{ count, per }` with `per` in ms. @default undefined (no rate limit)
+   */
+  rate?: string | { count: number; per: number };
+  /** Longest wait in the queue, in ms; `0` fails at once instead of queueing. @default Infinity */
+  maxWait?: number;
+}
+
+/** A validated `throttle` option, defaults filled in. */
+export interface ThrottlePolicy {
+  /** @default undefined (the engine falls back to the URL's origin) */
+  key: string | undefined;
+  /** @default Infinity */
+  concurrency: number;
+  /** @default undefined (no rate limit) */
+  rate: { count: number; per: number } | undefined;
+  /** @default Infinity */
+  maxWait: number;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
+const RATE = /^\s*(\d+)\s*\/\s*(\d*)\s*(ms|s|min|m|h)\s*$/;
+
+/**
+ * Parses `'<count>/<unit>'` or `'<count>/<n><unit>'` (units ms, s, m|min, h) into a count per ms.
+ * @returns undefined when the string is not a positive rate.
+ * @default the window's multiplier is 1 (`'10/s'` is `'10/1s'`)
+ */
+export function parseRate(rate: string): { count: number; per: number } | undefined {
+  const match = RATE.exec(rate);
+  if (!match) return undefined;
+  const [, count = '', multiplier = '', unit = ''] = match;
+  const per = (multiplier === '' ? 1 : Number(multiplier)) * (UNIT_MS[unit] ?? Number.NaN);
+  return Number(count) > 0 && per > 0 ? { count: Number(count), per } : undefined;
+}
+
+const isPositiveInteger = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) > 0;
+
+/**
+ * Validates a `throttle` option and fills its defaults.
+ * @returns undefined for `undefined` or `false` (no throttle).
+ * @throws StitchError of kind `'config'` naming the field at fault (`throttle.concurrency`, ...).
+ * @default undefined (no throttle)
+ */
+export function normalizeThrottle(
+  value: ThrottleOptions | false | undefined,
+  stitchName: string,
+): ThrottlePolicy | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (typeof value !== 'object' || value === null) {
+    throw configError(stitchName, 'throttle', 'must be an object or false');
+  }
+  const { key, concurrency, rate, maxWait } = value;
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    throw configError(stitchName, 'throttle.key', 'must be a non-empty string');
+  }
+  if (concurrency !== undefined && !isPositiveInteger(concurrency)) {
+    throw configError(stitchName, 'throttle.concurrency', 'must be a positive integer');
+  }
+  const parsed =
+    typeof rate === 'string'
+      ? parseRate(rate)
+      : rate && isPositiveInteger(rate.count) && Number.isFinite(rate.per) && rate.per > 0
+        ? { count: rate.count, per: rate.per }
+        : undefined;
+  if (rate !== undefined && parsed === undefined) {
+    throw configError(stitchName, 'throttle.rate', "must look like '10/s', '5/100ms' or { count, per: ms }");
+  }
+  if (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)) {
+    throw configError(stitchName, 'throttle.maxWait', 'must be a number of ms, 0 or more');
+  }
+  if (concurrency === undefined && parsed === undefined) {
+    throw configError(stitchName, 'throttle', 'needs `concurrency` or `rate` (use `false` for no throttle)');
+  }
+  return { key, concurrency: concurrency ?? Infinity, rate: parsed, maxWait: maxWait ?? Infinity };
+}
+
+/** Gives a slot back; calling it again does nothing. */
+export type Release = () => void;
+
+/** Per-call options of {@link Throttle.acquire}. */
+export interface AcquireOptions {
+  /** Aborting rejects at once with the signal's reason (identity kept) and holds no slot. @default undefined */
+  signal?: AbortSignal;
+  /** Longest wait in ms; the smaller of this and `policy.maxWait` applies. @default Infinity */
+  maxWait?: number;
+  /** Called synchronously with the 1-based queue position when the caller has to wait. @default undefined */
+  onQueued?: (position: number) => void;
+}
+
+/** A throttle shared by every stitch of one engine; limits are kept per key. */
+export interface Throttle {
+  /**
+   * Waits for a slot under `policy` (the latest policy seen for a key is the one that applies).
+   * The promise settles a microtask after the grant, so an abort in the same tick as the grant
+   * still rejects it and hands the slot back. An abort after it resolved is the caller's to see:
+   * the engine re-checks `signal.aborted` after `await` and releases before doing any work.
+   */
+  acquire(key: string, policy: ThrottlePolicy, options?: AcquireOptions): Promise<Release>;
+  /** Slots held and callers waiting for `key` (both 0 for a key never seen or dropped). */
+  stats(key: string): { active: number; queued: number };
+}
+
+/** A waiter's life: each state carries what must be undone when it leaves. */
+type WaiterState =
+  | { status: 'queued'; cancelTimeout: CancelTimer }
+  | { status: 'granted'; refund: () => void }
+  | { status: 'done' };
+
+interface Waiter {
+  state: WaiterState;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (release: Release) => void;
+  readonly reject: (error: unknown) => void;
+  readonly detachAbort: () => void;
+}
+
+interface KeyState {
+  policy: ThrottlePolicy;
+  /** Granted and not yet released, including grants whose promise has not settled yet. */
+  active: number;
+  readonly queue: Waiter[];
+  /** Times of the grants still inside the rate window, oldest first. */
+  readonly grants: number[];
+  /** The one wake-up timer per key, set only while the queue waits on the rate window. */
+  cancelWake: CancelTimer | undefined;
+}
+
+const noop = () => {};
+
+/**
+ * Creates a throttle over `clock`. Idle keys are dropped once nothing is held, queued or still
+ * inside the rate window; a key with rate history is pruned the next time it is used, since a
+ * clean-up timer would outlive the work (and `clock.pending()` must reach 0).
+ */
+export function createThrottle(clock: Clock): Throttle {
+  const keys = new Map<string, KeyState>();
+
+  const prune = (state: KeyState) => {
+    const horizon = clock.now() - (state.policy.rate?.per ?? 0);
+    const firstLive = state.grants.findIndex((time) => time > horizon);
+    state.grants.splice(0, firstLive === -1 ? state.grants.length : firstLive);
+  };
+
+  /** Ms until the rate window admits one more grant (0: it does now). Expects a pruned state. */
+  const rateDelay = (state: KeyState): number => {
+    const rate = state.policy.rate;
+    if (!rate || state.grants.length < rate.count) return 0;
+    return (state.grants.at(-rate.count) ?? 0) + rate.per - clock.now();
+  };
+
+  const rateLimited = (state: KeyState, waited: number) => {
+    prune(state);
+    const delay = rateDelay(state);
+    return new StitchError({
+      kind: 'rate-limited',
+      message: `waited longer than maxWait (${waited}ms) for a throttle slot`,
+      retryable: true,
+      // Only the rate window gives an honest estimate; when to expect a release is unknowable.
+      retryAfter: delay > 0 ? delay : undefined,
+    });
+  };
+
+  /** Grants to the head of the queue while limits allow; arms or disarms the wake-up timer. */
+  const pump = (key: string, state: KeyState) => {
+    prune(state);
+    while (state.queue.length > 0 && state.active < state.policy.concurrency) {
+      const delay = rateDelay(state);
+      if (delay > 0) {
+        state.cancelWake ??= clock.schedule(delay, () => {
+          state.cancelWake = undefined;
+          pump(key, state);
+        });
+        return;
+      }
+      grant(key, state, state.queue.shift() as Waiter);
+    }
+    // Empty, or waiting on a release (which pumps): no timer needed either way.
+    state.cancelWake?.();
+    state.cancelWake = undefined;
+    if (state.active === 0 && state.queue.length === 0 && state.grants.length === 0) keys.delete(key);
+  };
+
+  /**
+   * Takes the slot now, settles a microtask later. The abort listener stays on until then:
+   *
+   *   holder.release() → grant: active++ ─┐  signal.abort() (same tick) → leave: refund, reject
+   *                                       └─ microtask: settle → already 'done', nothing to do
+   */
+  const grant = (key: string, state: KeyState, waiter: Waiter) => {
+    if (waiter.state.status === 'queued') waiter.state.cancelTimeout();
+    const grantedAt = clock.now();
+    state.active++;
+    if (state.policy.rate) state.grants.push(grantedAt);
+    let released = false;
+    const release: Release = () => {
+      if (released) return;
+      released = true;
+      state.active--;
+      pump(key, state);
+    };
+    // A grant that never reached its caller sent nothing, so its rate token goes back too.
+    const refund = () => {
+      const index = state.grants.lastIndexOf(grantedAt);
+      if (index !== -1) state.grants.splice(index, 1);
+      release();
+    };
+    waiter.state = { status: 'granted', refund };
+    queueMicrotask(() => {
+      if (waiter.state.status !== 'granted') return;
+      // A platform abort (AbortSignal.timeout) may run microtasks before our listener fires.
+      if (waiter.signal?.aborted) return leave(key, state, waiter, abortReason(waiter.signal));
+      waiter.state = { status: 'done' };
+      waiter.detachAbort();
+      waiter.resolve(release);
+    });
+  };
+
+  /** Rejects a waiter, undoing whatever it holds: its queue place and timer, or its slot. */
+  const leave = (key: string, state: KeyState, waiter: Waiter, error: unknown) => {
+    const left = waiter.state;
+    if (left.status === 'done') return;
+    waiter.state = { status: 'done' };
+    waiter.detachAbort();
+    waiter.reject(error);
+    if (left.status === 'granted') return left.refund();
+    left.cancelTimeout();
+    state.queue.splice(state.queue.indexOf(waiter), 1);
+    pump(key, state);
+  };
+
+  const acquire = (key: string, policy: ThrottlePolicy, options: AcquireOptions = {}): Promise<Release> => {
+    const { signal, onQueued } = options;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const state = keys.get(key) ?? { policy, active: 0, queue: [], grants: [], cancelWake: undefined };
+    keys.set(key, state);
+    state.policy = policy;
+    prune(state);
+    const maxWait = Math.max(0, Math.min(policy.maxWait, options.maxWait ?? Infinity));
+    // FIFO: with anyone queued ahead, a free slot is theirs, not ours.
+    const mustWait = state.queue.length > 0 || state.active >= policy.concurrency || rateDelay(state) > 0;
+    if (mustWait && maxWait === 0) return Promise.reject(rateLimited(state, 0));
+
+    return new Promise<Release>((resolve, reject) => {
+      const cancelTimeout =
+        mustWait && maxWait < Infinity
+          ? clock.schedule(maxWait, () => leave(key, state, waiter, rateLimited(state, maxWait)))
+          : noop;
+      const waiter: Waiter = {
+        state: { status: 'queued', cancelTimeout },
+        signal,
+        resolve,
+        reject,
+        detachAbort: signal ? onAbort(signal, () => leave(key, state, waiter, abortReason(signal))) : noop,
+      };
+      state.queue.push(waiter);
+      pump(key, state);
+      if (waiter.state.status !== 'queued') return;
+      // A throwing callback must not strand a queued waiter whose promise already rejected.
+      try {
+        onQueued?.(state.queue.indexOf(waiter) + 1);
+      } catch (error) {
+        leave(key, state, waiter, error);
+      }
+    });
+  };
+
+  const stats = (key: string) => {
+    const state = keys.get(key);
+    return { active: state?.active ?? 0, queued: state?.queue.length ?? 0 };
+  };
+
+  return { acquire, stats };
+}

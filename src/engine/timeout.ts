@@ -1,0 +1,73 @@
+import { type LinkedSignal, linkSignals } from './abort';
+import type { Clock } from './clock';
+import { configError, type TimeoutPhase } from './errors';
+
+/** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt. */
+export type TimeoutOptions = number | { each?: number; total?: number };
+
+/** Normalized timeouts; `undefined` means unbounded. */
+export interface TimeoutPolicy {
+  each: number | undefined;
+  total: number | undefined;
+}
+
+/** Validates `timeout`; a non-positive or non-finite value throws, naming the field. */
+export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: string): TimeoutPolicy {
+  const options = typeof value === 'number' ? { total: value } : (value ?? {});
+  const field = typeof value === 'number' ? 'timeout' : undefined;
+  const check = (ms: number | undefined, name: 'each' | 'total') => {
+    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) {
+      throw configError(stitchName, field ?? `timeout.${name}`, 'must be a positive number of milliseconds');
+    }
+    return ms;
+  };
+  return { each: check(options.each, 'each'), total: check(options.total, 'total') };
+}
+
+/**
+ * A deadline as a signal: it aborts with a `TimeoutError` reason when its time is up, or with
+ * its parent's reason when the parent aborts first. `expired` tells the two apart without
+ * looking at messages.
+ */
+export interface Deadline extends LinkedSignal {
+  readonly phase: TimeoutPhase;
+  /** True once this deadline (not its parent) fired. */
+  readonly expired: boolean;
+  /** Milliseconds left; `Infinity` when unbounded. */
+  remaining(): number;
+}
+
+/**
+ * Starts a deadline of `ms` (unbounded when undefined) below `parent`. `dispose()` cancels its
+ * timer and unhooks it from the parent; call it in `finally`.
+ */
+export function startDeadline(
+  clock: Clock,
+  phase: TimeoutPhase,
+  ms: number | undefined,
+  parent: AbortSignal,
+): Deadline {
+  const link = linkSignals(parent);
+  const ends = ms === undefined ? Number.POSITIVE_INFINITY : clock.now() + ms;
+  let expired = false;
+  const cancelTimer =
+    ms === undefined || link.signal.aborted
+      ? () => {}
+      : clock.schedule(ms, () => {
+          expired = true;
+          link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
+        });
+  return {
+    phase,
+    signal: link.signal,
+    get expired() {
+      return expired;
+    },
+    remaining: () => Math.max(0, ends - clock.now()),
+    abort: link.abort,
+    dispose() {
+      cancelTimer();
+      link.dispose();
+    },
+  };
+}

@@ -1,0 +1,367 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { StitchError } from '../../src/engine/errors';
+import {
+  createThrottle,
+  normalizeThrottle,
+  parseRate,
+  type ThrottleOptions,
+  type ThrottlePolicy,
+} from '../../src/engine/throttle';
+import { createManualClock } from '../helpers/clock';
+import { uniqueKey } from '../helpers/keys';
+
+const policyOf = (options: ThrottleOptions): ThrottlePolicy => {
+  const policy = normalizeThrottle(options, 'test');
+  if (!policy) throw new Error('expected a policy');
+  return policy;
+};
+
+/** Records how a promise settled, so a test can look without awaiting it. */
+function track<T>(promise: Promise<T>) {
+  const seen: { status: 'pending' | 'fulfilled' | 'rejected'; value?: T; error?: unknown } = {
+    status: 'pending',
+  };
+  promise.then(
+    (value) => Object.assign(seen, { status: 'fulfilled', value }),
+    (error: unknown) => Object.assign(seen, { status: 'rejected', error }),
+  );
+  return seen;
+}
+
+function setup() {
+  const clock = createManualClock();
+  const throttle = createThrottle(clock);
+  /** Lets settled grants reach their callers without moving time. */
+  const flush = () => clock.advance(0);
+  return { clock, throttle, key: uniqueKey('throttle'), flush };
+}
+
+describe('concurrency', () => {
+  it('queues the third caller and hands it the slot a release frees', async () => {
+    const { clock, throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 2 });
+    const onQueued = vi.fn();
+    const first = await throttle.acquire(key, policy, { onQueued });
+    await throttle.acquire(key, policy, { onQueued });
+    expect(onQueued).not.toHaveBeenCalled();
+
+    const third = track(throttle.acquire(key, policy, { onQueued }));
+    expect(onQueued).toHaveBeenCalledExactlyOnceWith(1);
+    expect(throttle.stats(key)).toEqual({ active: 2, queued: 1 });
+    await flush();
+    expect(third.status).toBe('pending');
+
+    first();
+    await flush();
+    expect(third.status).toBe('fulfilled');
+    expect(throttle.stats(key)).toEqual({ active: 2, queued: 0 });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('grants waiters in FIFO order', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1 });
+    let holder = await throttle.acquire(key, policy);
+    const positions: number[] = [];
+    const order: number[] = [];
+    const waiters = [1, 2, 3, 4, 5].map((n) =>
+      throttle.acquire(key, policy, { onQueued: (position) => positions.push(position) }).then((release) => {
+        order.push(n);
+        return release;
+      }),
+    );
+    expect(positions).toEqual([1, 2, 3, 4, 5]);
+    for (const [index, waiter] of waiters.entries()) {
+      holder();
+      holder = await waiter;
+      await flush();
+      // One grant per release, to the head of the queue: nobody overtook, nobody got two.
+      expect(order).toEqual([1, 2, 3, 4, 5].slice(0, index + 1));
+    }
+    expect(order).toEqual([1, 2, 3, 4, 5]);
+    holder();
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+  });
+
+  it('a second release of the same slot frees nothing more', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1 });
+    const holder = await throttle.acquire(key, policy);
+    const next = track(throttle.acquire(key, policy));
+    const after = track(throttle.acquire(key, policy));
+    holder();
+    holder();
+    await flush();
+    expect(next.status).toBe('fulfilled');
+    expect(after.status).toBe('pending');
+    expect(throttle.stats(key)).toEqual({ active: 1, queued: 1 });
+  });
+});
+
+describe('abort (law 3)', () => {
+  it('a queued caller leaves at once, over 100 rounds, leaking no slot, timer or listener', async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ concurrency: 1, maxWait: 60_000 });
+    const signals: AbortSignal[] = [];
+    const signal = () => {
+      const controller = new AbortController();
+      signals.push(controller.signal);
+      return controller;
+    };
+
+    for (let round = 0; round < 100; round++) {
+      const holder = await throttle.acquire(key, policy, { signal: signal().signal });
+      const waiter = signal();
+      const queued = throttle.acquire(key, policy, { signal: waiter.signal });
+      expect(throttle.stats(key).queued).toBe(1);
+      const reason = new Error(`round ${round}`);
+      waiter.abort(reason);
+      expect(throttle.stats(key).queued).toBe(0);
+      // The holder still holds its slot, so only the abort can settle this.
+      await expect(queued).rejects.toBe(reason);
+
+      holder();
+      const fresh = throttle.acquire(key, policy, { signal: signal().signal });
+      expect(throttle.stats(key)).toEqual({ active: 1, queued: 0 });
+      (await fresh)();
+    }
+
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+    expect(clock.pending()).toBe(0);
+    expect(signals.filter((s) => getEventListeners(s, 'abort').length > 0)).toHaveLength(0);
+  });
+
+  it('an abort in the same tick as the grant hands the slot back', async () => {
+    const { clock, throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1, maxWait: 1_000 });
+    const holder = await throttle.acquire(key, policy);
+    const controller = new AbortController();
+    const waiter = track(throttle.acquire(key, policy, { signal: controller.signal }));
+    const reason = new Error('navigated away');
+
+    holder(); // grants the slot to the waiter...
+    controller.abort(reason); // ...which aborts before it could see it
+    await flush();
+    expect(waiter).toMatchObject({ status: 'rejected', error: reason });
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+
+    const fresh = track(throttle.acquire(key, policy));
+    await flush();
+    expect(fresh.status).toBe('fulfilled');
+    expect(clock.pending()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('an abort in the same tick as an immediate grant gives back the slot and its rate token', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1, rate: '1/s' });
+    const controller = new AbortController();
+    const granted = track(throttle.acquire(key, policy, { signal: controller.signal }));
+    controller.abort('superseded');
+    await flush();
+    expect(granted).toMatchObject({ status: 'rejected', error: 'superseded' });
+
+    const fresh = track(throttle.acquire(key, policy));
+    await flush();
+    expect(fresh.status).toBe('fulfilled');
+  });
+
+  it('a signal found aborted when the grant settles (its event not yet delivered) still hands back', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1 });
+    // A platform abort (AbortSignal.timeout) can let microtasks run before every listener is called.
+    const lagging = {
+      aborted: false,
+      reason: undefined as unknown,
+      addEventListener() {},
+      removeEventListener() {},
+    };
+    const granted = track(throttle.acquire(key, policy, { signal: lagging as unknown as AbortSignal }));
+    Object.assign(lagging, { aborted: true, reason: 'timed out' });
+    await flush();
+    expect(granted).toMatchObject({ status: 'rejected', error: 'timed out' });
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+  });
+
+  it('an already aborted signal rejects with its reason and takes nothing', async () => {
+    const { throttle, key } = setup();
+    const reason = new Error('too late');
+    const onQueued = vi.fn();
+    const acquiring = throttle.acquire(key, policyOf({ concurrency: 1 }), {
+      signal: AbortSignal.abort(reason),
+      onQueued,
+    });
+    await expect(acquiring).rejects.toBe(reason);
+    expect(onQueued).not.toHaveBeenCalled();
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+  });
+
+  it('a throwing onQueued leaves the queue rather than strand a slot', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1 });
+    const holder = await throttle.acquire(key, policy);
+    const boom = new Error('boom');
+    const failing = throttle.acquire(key, policy, {
+      onQueued: () => {
+        throw boom;
+      },
+    });
+    await expect(failing).rejects.toBe(boom);
+    holder();
+    const fresh = track(throttle.acquire(key, policy));
+    await flush();
+    expect(fresh.status).toBe('fulfilled');
+  });
+});
+
+describe('rate', () => {
+  it("'2/s' makes the third caller wait until 1000 ms after the first grant", async () => {
+    const { clock, throttle, key, flush } = setup();
+    const policy = policyOf({ rate: '2/s' });
+    await throttle.acquire(key, policy);
+    await clock.advance(300);
+    await throttle.acquire(key, policy);
+    const onQueued = vi.fn();
+    const third = track(throttle.acquire(key, policy, { onQueued }));
+    expect(onQueued).toHaveBeenCalledExactlyOnceWith(1);
+    expect(clock.pending()).toBe(1); // one wake-up timer for the key
+
+    await clock.advance(699);
+    expect(third.status).toBe('pending');
+    await clock.advance(1);
+    expect(third.status).toBe('fulfilled');
+    expect(clock.pending()).toBe(0);
+
+    // Grants at 300 and 1000 now fill the window: the next one waits for 300 to expire.
+    const fourth = track(throttle.acquire(key, policy));
+    await clock.advance(299);
+    expect(fourth.status).toBe('pending');
+    await clock.advance(1);
+    await flush();
+    expect(fourth.status).toBe('fulfilled');
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('keeps one timer per key however many callers wait', async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ rate: '1/100ms' });
+    await throttle.acquire(key, policy);
+    const waiters = [1, 2, 3].map(() => track(throttle.acquire(key, policy)));
+    expect(clock.pending()).toBe(1);
+    await clock.advance(300);
+    expect(waiters.map((w) => w.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('maxWait', () => {
+  it("rejects with 'rate-limited' after maxWait and leaves nothing behind", async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ concurrency: 1, maxWait: 500 });
+    await throttle.acquire(key, policy);
+    const waiter = track(throttle.acquire(key, policy));
+    await clock.advance(499);
+    expect(waiter.status).toBe('pending');
+    await clock.advance(1);
+    expect(waiter.status).toBe('rejected');
+    expect(waiter.error).toBeInstanceOf(StitchError);
+    expect(waiter.error).toMatchObject({
+      kind: 'rate-limited',
+      message: 'waited longer than maxWait (500ms) for a throttle slot',
+      retryable: true,
+      retryAfter: undefined,
+    });
+    expect(throttle.stats(key)).toEqual({ active: 1, queued: 0 });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('uses the smaller of the policy and the call, and estimates retryAfter from the rate window', async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ rate: '1/s', maxWait: 5_000 });
+    await throttle.acquire(key, policy);
+    const waiter = track(throttle.acquire(key, policy, { maxWait: 200 }));
+    await clock.advance(200);
+    expect(waiter.error).toMatchObject({ kind: 'rate-limited', retryAfter: 800 });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('maxWait 0 rejects at once without queueing when no slot is free', async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ concurrency: 1, maxWait: 0 });
+    const holder = await throttle.acquire(key, policy);
+    const onQueued = vi.fn();
+    const acquiring = throttle.acquire(key, policy, { onQueued });
+    expect(throttle.stats(key)).toEqual({ active: 1, queued: 0 });
+    await expect(acquiring).rejects.toMatchObject({ kind: 'rate-limited' });
+    expect(onQueued).not.toHaveBeenCalled();
+    expect(clock.pending()).toBe(0);
+    holder();
+    await expect(throttle.acquire(key, policy)).resolves.toBeTypeOf('function');
+  });
+});
+
+describe('parseRate', () => {
+  it.each([
+    ['10/s', { count: 10, per: 1_000 }],
+    ['100/min', { count: 100, per: 60_000 }],
+    ['100/m', { count: 100, per: 60_000 }],
+    ['5/100ms', { count: 5, per: 100 }],
+    ['2/h', { count: 2, per: 3_600_000 }],
+    [' 3 / 2s ', { count: 3, per: 2_000 }],
+  ])('%s', (text, expected) => {
+    expect(parseRate(text)).toEqual(expected);
+  });
+
+  it.each(['', '10', '10/', '/s', '0/s', '5/0ms', '-1/s', '1.5/s', '10/d', '10 per s'])(
+    'rejects %j',
+    (text) => {
+      expect(parseRate(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('normalizeThrottle', () => {
+  it('fills defaults and means no throttle for undefined or false', () => {
+    expect(normalizeThrottle(undefined, 'x')).toBeUndefined();
+    expect(normalizeThrottle(false, 'x')).toBeUndefined();
+    expect(normalizeThrottle({ concurrency: 4 }, 'x')).toEqual({
+      key: undefined,
+      concurrency: 4,
+      rate: undefined,
+      maxWait: Infinity,
+    });
+    expect(normalizeThrottle({ key: 'api', rate: { count: 3, per: 50 }, maxWait: 0 }, 'x')).toEqual({
+      key: 'api',
+      concurrency: Infinity,
+      rate: { count: 3, per: 50 },
+      maxWait: 0,
+    });
+  });
+
+  it.each<[unknown, string]>([
+    [{ concurrency: 0 }, 'throttle.concurrency'],
+    [{ concurrency: 1.5 }, 'throttle.concurrency'],
+    [{ concurrency: '4' }, 'throttle.concurrency'],
+    [{ rate: '10 per second' }, 'throttle.rate'],
+    [{ rate: { count: 0, per: 1_000 } }, 'throttle.rate'],
+    [{ rate: { count: 1, per: Infinity } }, 'throttle.rate'],
+    [{ rate: null }, 'throttle.rate'],
+    [{ rate: { count: 1, per: '1000' } }, 'throttle.rate'],
+    [{ concurrency: 1, maxWait: -1 }, 'throttle.maxWait'],
+    [{ concurrency: 1, maxWait: Number.NaN }, 'throttle.maxWait'],
+    [{ concurrency: 1, key: '' }, 'throttle.key'],
+    [{ maxWait: 100 }, 'throttle'],
+    [{}, 'throttle'],
+    [true, 'throttle'],
+  ])('%j is a config error on %s', (value, field) => {
+    let thrown: unknown;
+    try {
+      normalizeThrottle(value as ThrottleOptions, 'searchUsers');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(StitchError);
+    expect(thrown).toMatchObject({ kind: 'config', field, stitch: 'searchUsers' });
+  });
+});
