@@ -1,0 +1,166 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { createEngine, type StitchEvent, stitch } from '../../src/index';
+import { createManualClock } from '../helpers/clock';
+import { uniqueKey } from '../helpers/keys';
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** A fetch that answers every request with `{ ok: true }` and remembers what it was given. */
+function stubFetch() {
+  const calls: Array<{ url: string; init: RequestInit }> = [];
+  const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({ url: String(url), init: init ?? {} });
+    return json({ ok: true });
+  });
+  return { fetch: fetch as unknown as typeof globalThis.fetch, calls };
+}
+
+describe('createEngine', () => {
+  it('200 calls on one long-lived signal leave 0 abort listeners on it', async () => {
+    const { fetch } = stubFetch();
+    const engine = createEngine({ fetch, clock: createManualClock() });
+    const appWide = new AbortController();
+    const search = stitch({ name: uniqueKey('search'), url: 'https://api.test/search', coalesce: false });
+    const runs = Array.from({ length: 200 }, (_, i) =>
+      search({ query: { q: String(i) } }, { engine, signal: appWide.signal }),
+    );
+    await Promise.all(runs);
+    expect(getEventListeners(appWide.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a throwing trace sink does not break a run, and other sinks still see every event', async () => {
+    const { fetch } = stubFetch();
+    const seen: StitchEvent[] = [];
+    const engine = createEngine({
+      fetch,
+      trace: [
+        {
+          handle() {
+            throw new Error('broken sink');
+          },
+        },
+        { handle: (event) => seen.push(event) },
+      ],
+    });
+    const get = stitch({ name: uniqueKey('get'), url: 'https://api.test/thing' });
+    await expect(get(undefined, { engine })).resolves.toEqual({ ok: true });
+    expect(seen.map((event) => event.type)).toEqual(['start', 'request', 'response', 'success', 'done']);
+  });
+
+  it('redacts secret headers and configured query fields before an event leaves the engine', async () => {
+    const { fetch, calls } = stubFetch();
+    const seen: StitchEvent[] = [];
+    const engine = createEngine({
+      fetch,
+      trace: { handle: (event) => seen.push(event) },
+      redact: ['token', 'x-tenant-secret'],
+    });
+    const get = stitch({
+      name: uniqueKey('secret'),
+      url: 'https://api.test/me',
+      headers: { authorization: 'Bearer s3cret-auth' },
+    });
+    const run = get(
+      {
+        query: { token: 's3cret-query', page: 2 },
+        headers: { 'x-api-key': 's3cret-key', 'x-tenant-secret': 's3cret-t' },
+      },
+      { engine },
+    );
+    await run;
+    const report = await run.report();
+    const everything = JSON.stringify([seen, report]);
+    expect(everything).not.toMatch(/s3cret/);
+    expect(everything).toContain('page=2');
+    // What went to the vendor was not redacted.
+    expect(new Headers(calls[0]?.init.headers).get('authorization')).toBe('Bearer s3cret-auth');
+    expect(calls[0]?.url).toContain('token=s3cret-query');
+  });
+
+  it('onRequest may set headers; hooks that throw do not change the outcome', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const get = stitch({
+      name: uniqueKey('hooks'),
+      url: 'https://api.test/hooks',
+      hooks: {
+        onRequest: ({ headers }) => headers.set('x-trace', 'abc'),
+        onResponse: () => {
+          throw new Error('observer bug');
+        },
+      },
+    });
+    await expect(get(undefined, { engine })).resolves.toEqual({ ok: true });
+    expect(new Headers(calls[0]?.init.headers).get('x-trace')).toBe('abc');
+  });
+
+  it('two different stitches may not share a name on one engine', async () => {
+    const { fetch } = stubFetch();
+    const engine = createEngine({ fetch });
+    const name = uniqueKey('dup');
+    await stitch({ name, url: 'https://api.test/a' })(undefined, { engine });
+    const error = await stitch({ name, url: 'https://api.test/b' })(undefined, { engine }).safe();
+    expect(error.error).toMatchObject({ kind: 'config', field: 'name' });
+  });
+
+  it('bad input rejects the run with a config error and sends nothing', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const get = stitch({ name: uniqueKey('input'), url: 'https://api.test/users/{id}' });
+    const result = await get({ params: {} }, { engine }).safe();
+    expect(result.error).toMatchObject({ kind: 'config', field: 'params.id', requests: 0 });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a signal aborted before the call rejects at once with its reason and sends nothing', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const reason = new Error('never mind');
+    const run = stitch({ name: uniqueKey('pre'), url: 'https://api.test/x' })(undefined, {
+      engine,
+      signal: AbortSignal.abort(reason),
+    });
+    const result = await run.safe();
+    expect(result.error?.cause).toBe(reason);
+    expect(result.error?.dispatched).toBe(false);
+    expect((await run.report()).cancelled).toBe(true);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a malformed body is kind invalid and a failed validation carries the issues as cause', async () => {
+    const engine = createEngine({
+      fetch: async () => new Response('{"broken": ', { headers: { 'content-type': 'application/json' } }),
+    });
+    const malformed = await stitch({ name: uniqueKey('bad'), url: 'https://api.test/x' })(undefined, {
+      engine,
+    }).safe();
+    expect(malformed.error?.kind).toBe('invalid');
+
+    const issues = [{ message: 'expected a number at id' }];
+    const schema = {
+      '~standard': { version: 1 as const, vendor: 'test', validate: () => ({ issues }) },
+    };
+    const other = createEngine({ fetch: async () => json({ id: 'x' }) });
+    const invalid = await stitch({ name: uniqueKey('schema'), url: 'https://api.test/x', output: schema })(
+      undefined,
+      {
+        engine: other,
+      },
+    ).safe();
+    expect(invalid.error).toMatchObject({ kind: 'invalid', dispatched: true });
+    expect(invalid.error?.cause).toBe(issues);
+  });
+
+  it('runs on the default engine when no engine is given', async () => {
+    const fetch = vi.spyOn(globalThis, 'fetch').mockResolvedValue(json({ from: 'default' }));
+    try {
+      await expect(stitch({ name: uniqueKey('default'), url: 'https://api.test/d' })()).resolves.toEqual({
+        from: 'default',
+      });
+    } finally {
+      fetch.mockRestore();
+    }
+  });
+});
