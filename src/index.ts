@@ -17,6 +17,7 @@ export {
   type EventBase,
   type RunOutcome,
   SECRET_HEADERS,
+  SECRET_QUERY,
   type StitchEvent,
   type StitchEventType,
   type TraceSink,

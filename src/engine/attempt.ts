@@ -122,7 +122,7 @@ export async function runAttempt<TData>(
   total: Deadline,
 ): Promise<AttemptResult<TData>> {
   const { state, definition, parts, request } = context;
-  state.phase = 'queued';
+  state.phase = definition.throttle ? 'queued' : 'before-dispatch';
   let slot: Release | StitchError;
   try {
     slot = await takeSlot(context, total);

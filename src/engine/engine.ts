@@ -4,7 +4,7 @@ import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { type Coalescer, createCoalescer, type Reference } from './coalescer';
 import { isStitchError, reasonMessage, StitchError } from './errors';
-import { type EventPayload, fanOut, redactUrl, SECRET_HEADERS, type TraceSink } from './events';
+import { type EventPayload, fanOut, redactUrl, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
@@ -24,7 +24,7 @@ export interface EngineOptions {
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
   trace?: TraceSink | readonly TraceSink[];
-  /** More header or query names whose values are redacted, besides {@link SECRET_HEADERS}. @default [] */
+  /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
   redact?: readonly string[];
 }
 
@@ -43,7 +43,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const sinks =
     options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
   const sink = fanOut(sinks as readonly TraceSink[]);
-  const secret = new Set([...SECRET_HEADERS, ...(options.redact ?? []).map((name) => name.toLowerCase())]);
+  const configured = (options.redact ?? []).map((name) => name.toLowerCase());
+  const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const circuit: Circuit = createCircuit({ store, clock });
   const parts: EngineParts = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
@@ -83,14 +84,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         });
       }
       names.set(definition.name, definition as StitchDefinition<unknown, never>);
-      request = buildRequest(
-        definition.name,
-        definition.method,
-        definition.url,
-        definition.baseUrl,
-        definition.headers,
-        input,
-      );
+      request = buildRequest(definition.name, definition.method, definition.url, definition.headers, input);
       idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,
@@ -145,7 +139,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       definition.coalesce && idempotencyKey === undefined ? coalesceKey(definition.name, request) : undefined;
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
     const reference = coalescer.join<TData>(key, run.id, listener, (executionSignal, emit) => {
-      const state: ExecutionState = { phase: 'queued', attempts: 0, requests: 0, status: undefined };
+      const phase = definition.throttle ? 'queued' : 'before-dispatch';
+      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined };
       const context: ExecutionContext<TData> = {
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,

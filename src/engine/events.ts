@@ -76,6 +76,16 @@ export const SECRET_HEADERS: readonly string[] = [
   'x-auth-token',
 ];
 
+/** Query parameters whose values are redacted from events by default. */
+export const SECRET_QUERY: readonly string[] = [
+  'access_token',
+  'api_key',
+  'apikey',
+  'client_secret',
+  'password',
+  'token',
+];
+
 const REDACTED = '[redacted]';
 
 /** Copies headers for an event, replacing the value of every secret (or configured) name. */
@@ -87,10 +97,12 @@ export function redactHeaders(headers: Headers, secret: ReadonlySet<string>): Re
   return out;
 }
 
-/** A URL for an event: query parameters with a configured secret name are redacted. */
+/** A URL for an event: credentials and query parameters with a secret name are redacted. */
 export function redactUrl(url: string, secret: ReadonlySet<string>): string {
   const parsed = new URL(url);
-  let changed = false;
+  let changed = parsed.username !== '' || parsed.password !== '';
+  parsed.username = '';
+  parsed.password = '';
   for (const name of [...parsed.searchParams.keys()]) {
     if (secret.has(name.toLowerCase())) {
       parsed.searchParams.set(name, REDACTED);

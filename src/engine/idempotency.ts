@@ -19,6 +19,9 @@ export function normalizeIdempotency<TInput>(
 ): IdempotencyPolicy<TInput> | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return { header: IDEMPOTENCY_HEADER, keyOf: undefined };
+  if (typeof value !== 'object' || value === null) {
+    throw configError(stitchName, 'idempotency', 'must be a boolean or { keyOf, header }');
+  }
   if (value.keyOf !== undefined && typeof value.keyOf !== 'function') {
     throw configError(stitchName, 'idempotency.keyOf', 'must be a function of the input');
   }

@@ -47,7 +47,10 @@ function fillTemplate(stitch: string, template: string, params: StitchInput['par
   return template.replace(PLACEHOLDER, (_, name: string) => {
     const value = params && Object.hasOwn(params, name) ? params[name] : undefined;
     if (value === undefined || value === null) throw inputError(stitch, `params.${name}`, 'is missing');
+    if (typeof value === 'object')
+      throw inputError(stitch, `params.${name}`, 'must be a string, number or boolean');
     const text = String(value);
+    if (text === '') throw inputError(stitch, `params.${name}`, 'must not be empty');
     if (text === '.' || text === '..') throw inputError(stitch, `params.${name}`, `must not be '${text}'`);
     return encodeURIComponent(text);
   });
@@ -70,24 +73,33 @@ export function buildRequest(
   stitch: string,
   method: string,
   template: string,
-  baseUrl: string | undefined,
   defaults: Headers,
   input: StitchInput | undefined,
 ): BuiltRequest {
-  const url = new URL(fillTemplate(stitch, template, input?.params), baseUrl);
+  const url = new URL(fillTemplate(stitch, template, input?.params));
   for (const [name, value] of Object.entries(input?.query ?? {})) {
     if (value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
   }
   const headers = new Headers(defaults);
-  for (const [name, value] of Object.entries(input?.headers ?? {})) headers.set(name, value);
+  for (const [name, value] of Object.entries(input?.headers ?? {})) {
+    try {
+      headers.set(name, value);
+    } catch {
+      throw inputError(stitch, `headers.${name}`, 'is not a valid header');
+    }
+  }
   let body: BodyInit | undefined;
   if (input?.body !== undefined) {
     if (method === 'GET' || method === 'HEAD')
       throw inputError(stitch, 'body', `is not allowed on ${method}`);
     if (isBodyInit(input.body)) body = input.body;
     else {
-      body = JSON.stringify(input.body);
+      try {
+        body = JSON.stringify(input.body);
+      } catch (error) {
+        throw inputError(stitch, 'body', `cannot be sent as JSON: ${(error as Error).message}`);
+      }
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
   }

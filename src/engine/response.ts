@@ -55,12 +55,27 @@ export async function readBody(response: Response, maxBytes: number): Promise<st
   return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
 }
 
-/** The start of an error response's body, for `StitchError.body`; never throws. */
+/**
+ * The start of an error response's body, for `StitchError.body`. Reads only what it keeps, then
+ * cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable.
+ */
 export async function readErrorBody(response: Response): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
   try {
-    return (await readBody(response, MAX_ERROR_BODY * 4)).slice(0, MAX_ERROR_BODY);
+    while (text.length < MAX_ERROR_BODY) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel().catch(() => {});
+    return text.slice(0, MAX_ERROR_BODY);
   } catch {
-    return undefined;
+    return text === '' ? undefined : text.slice(0, MAX_ERROR_BODY);
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -66,7 +66,8 @@ export class StitchRun<TData> implements PromiseLike<TData> {
   readonly #sink: ((event: StitchEvent) => void) | undefined;
   readonly #started: number;
   readonly #settled: Promise<RunResult<TData>>;
-  #resolve!: (result: RunResult<TData>) => void;
+  // Typed loosely on purpose: a parameter of TData here would make StitchRun<T> invariant in T.
+  #resolve!: (result: RunResult<unknown>) => void;
   #result: RunResult<TData> | undefined;
   #tally: RunTally | undefined;
   #wake = new Set<() => void>();
@@ -79,7 +80,7 @@ export class StitchRun<TData> implements PromiseLike<TData> {
     this.#sink = sink;
     this.#started = clock.now();
     this.#settled = new Promise((resolve) => {
-      this.#resolve = resolve;
+      this.#resolve = resolve as (result: RunResult<unknown>) => void;
     });
   }
 

@@ -46,7 +46,7 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   method?: HttpMethod;
   /** Absolute, or relative to `baseUrl`; `{param}` placeholders are filled from `input.params`. */
   url: string;
-  /** Resolves a relative `url`. */
+  /** Prefixed to a relative `url` with one slash between, keeping its path (`…/v1` + `users`). */
   baseUrl?: string;
   /** Headers sent on every call (input headers override them). */
   headers?: Record<string, string>;
@@ -75,8 +75,8 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
 export interface StitchDefinition<TData = unknown, TInput extends StitchInput = StitchInput> {
   readonly name: string;
   readonly method: HttpMethod;
+  /** The full URL template (`baseUrl` joined in). */
   readonly url: string;
-  readonly baseUrl: string | undefined;
   readonly headers: Headers;
   readonly output: StandardSchemaV1<unknown, TData> | undefined;
   readonly responseType: ResponseType;
@@ -123,6 +123,24 @@ function check(condition: boolean, name: string, field: string, problem: string)
   if (!condition) throw configError(name, field, problem);
 }
 
+/**
+ * The full URL template: `url` alone, or `baseUrl` and a relative `url` joined with one slash
+ * (so a base path such as `/v1` is kept, unlike URL resolution). Only http(s) is accepted.
+ */
+function joinUrl(name: string, baseUrl: string | undefined, url: string): string {
+  const absolute = (template: string) => URL.canParse(template.replace(/\{([^{}]+)\}/g, 'x'));
+  let template = url;
+  if (baseUrl !== undefined) {
+    check(typeof baseUrl === 'string' && absolute(baseUrl), name, 'baseUrl', 'must be an absolute URL');
+    check(!absolute(url), name, 'url', 'must be relative when baseUrl is set');
+    template = `${baseUrl.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
+  }
+  check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
+  const { protocol } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
+  check(protocol === 'http:' || protocol === 'https:', name, 'url', 'must use http or https');
+  return template;
+}
+
 /** Validates a config, naming the first wrong field in a `kind: 'config'` StitchError. */
 export function define<TData, TInput extends StitchInput>(
   config: StitchConfig<TData, TInput>,
@@ -133,14 +151,8 @@ export function define<TData, TInput extends StitchInput>(
   const method = config.method ?? 'GET';
   check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
   check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
-  const probe = config.url.replace(/\{([^{}]+)\}/g, 'x');
-  check(
-    URL.canParse(probe, config.baseUrl),
-    name,
-    config.baseUrl ? 'baseUrl' : 'url',
-    'must make an absolute URL',
-  );
-  for (const placeholder of placeholders(config.url)) {
+  const url = joinUrl(name, config.baseUrl, config.url);
+  for (const placeholder of placeholders(url)) {
     check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, 'url', `has a bad placeholder {${placeholder}}`);
   }
   const responseType = config.responseType ?? 'json';
@@ -177,8 +189,7 @@ export function define<TData, TInput extends StitchInput>(
   return Object.freeze({
     name,
     method,
-    url: config.url,
-    baseUrl: config.baseUrl,
+    url,
     headers,
     output: config.output,
     responseType,

@@ -1,4 +1,4 @@
-import { type LinkedSignal, linkSignals } from './abort';
+import { type LinkedSignal, linkSignals, onAbort } from './abort';
 import type { Clock } from './clock';
 import { configError, type TimeoutPhase } from './errors';
 
@@ -13,6 +13,9 @@ export interface TimeoutPolicy {
 
 /** Validates `timeout`; a non-positive or non-finite value throws, naming the field. */
 export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: string): TimeoutPolicy {
+  if (value !== undefined && typeof value !== 'number' && (typeof value !== 'object' || value === null)) {
+    throw configError(stitchName, 'timeout', 'must be a number of milliseconds or { each, total }');
+  }
   const options = typeof value === 'number' ? { total: value } : (value ?? {});
   const field = typeof value === 'number' ? 'timeout' : undefined;
   const check = (ms: number | undefined, name: 'each' | 'total') => {
@@ -57,6 +60,8 @@ export function startDeadline(
           expired = true;
           link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
         });
+  // Once the parent has ended it, the deadline can no longer fire: drop its timer at once.
+  const detachTimer = onAbort(link.signal, cancelTimer);
   return {
     phase,
     signal: link.signal,
@@ -66,6 +71,7 @@ export function startDeadline(
     remaining: () => Math.max(0, ends - clock.now()),
     abort: link.abort,
     dispose() {
+      detachTimer();
       cancelTimer();
       link.dispose();
     },

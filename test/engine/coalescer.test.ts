@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import type { ExecutionState } from '../../src/engine/attempt';
+import { createCoalescer, type EventListener, type Starter } from '../../src/engine/coalescer';
+import type { EventPayload } from '../../src/engine/events';
+import type { ExecutionResult } from '../../src/engine/execute';
+import { uniqueKey } from '../helpers/keys';
+
+/**
+ * A starter whose executions the test settles by hand. It records each start's signal and emit
+ * function, so a test can see how many executions began and push events through them.
+ */
+function manualStarter<TData = string>() {
+  const starts: Array<{
+    signal: AbortSignal;
+    emit: (event: EventPayload) => void;
+    settle: (result: ExecutionResult<TData>) => void;
+  }> = [];
+  const start: Starter<TData> = (signal, emit) => {
+    let settle!: (result: ExecutionResult<TData>) => void;
+    const result = new Promise<ExecutionResult<TData>>((resolve) => {
+      settle = resolve;
+    });
+    const state: ExecutionState = { phase: 'before-dispatch', attempts: 0, requests: 0, status: undefined };
+    starts.push({ signal, emit, settle });
+    return { state, result };
+  };
+  return { start, starts };
+}
+
+/** A listener that records `[run, event type, trace]` into `log`. */
+const recorder =
+  (log: Array<[string, string, boolean]>, run: string): EventListener =>
+  (event, trace) =>
+    log.push([run, event.type, trace]);
+
+const ignore: EventListener = () => {};
+const queued: EventPayload = { type: 'queued', key: 'k', position: 1 };
+const response: EventPayload = { type: 'response', attempt: 1, status: 200, elapsed: 5 };
+
+describe('createCoalescer', () => {
+  it('shares one execution between callers of the same key and marks who joined', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey('users');
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    const b = coalescer.join(key, 'run-b', ignore, start);
+    expect(starts).toHaveLength(1);
+    expect(b.shared).toBe(a.shared);
+    expect(a.joined).toBe(false);
+    expect(b.joined).toBe(true);
+    expect(a.shared.leader).toBe('run-a');
+    expect(coalescer.inFlight(key)).toBe(true);
+  });
+
+  it('never shares without a key', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const a = coalescer.join(undefined, 'run-a', ignore, start);
+    const b = coalescer.join(undefined, 'run-b', ignore, start);
+    expect(starts).toHaveLength(2);
+    expect(b.shared).not.toBe(a.shared);
+    expect(b.joined).toBe(false);
+  });
+
+  it('keeps different keys apart', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    coalescer.join(uniqueKey('a'), 'run-a', ignore, start);
+    coalescer.join(uniqueKey('b'), 'run-b', ignore, start);
+    expect(starts).toHaveLength(2);
+  });
+
+  it('delivers each event to every reference in join order, with trace true for exactly one', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const log: Array<[string, string, boolean]> = [];
+    coalescer.join(key, 'run-a', recorder(log, 'run-a'), start);
+    coalescer.join(key, 'run-b', recorder(log, 'run-b'), start);
+    coalescer.join(key, 'run-c', recorder(log, 'run-c'), start);
+    starts[0]?.emit(queued);
+    expect(log).toEqual([
+      ['run-a', 'queued', true],
+      ['run-b', 'queued', false],
+      ['run-c', 'queued', false],
+    ]);
+  });
+
+  it('moves the trace to the next reference when the first lets go', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const log: Array<[string, string, boolean]> = [];
+    const a = coalescer.join(key, 'run-a', recorder(log, 'run-a'), start);
+    coalescer.join(key, 'run-b', recorder(log, 'run-b'), start);
+    coalescer.join(key, 'run-c', recorder(log, 'run-c'), start);
+    a.release(new Error('gone'));
+    starts[0]?.emit(response);
+    expect(log).toEqual([
+      ['run-b', 'response', true],
+      ['run-c', 'response', false],
+    ]);
+    expect(log.filter(([, , trace]) => trace)).toHaveLength(1);
+  });
+
+  it("hears the starter's synchronous first events on the leader", () => {
+    const coalescer = createCoalescer();
+    const log: Array<[string, string, boolean]> = [];
+    const start: Starter<string> = (_signal, emit) => {
+      emit(queued);
+      return {
+        state: { phase: 'queued', attempts: 0, requests: 0, status: undefined },
+        result: new Promise(() => {}),
+      };
+    };
+    coalescer.join(uniqueKey(), 'run-a', recorder(log, 'run-a'), start);
+    expect(log).toEqual([['run-a', 'queued', true]]);
+  });
+
+  it('releasing a reference that is not the last does not abort the execution', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    coalescer.join(key, 'run-b', ignore, start);
+    a.release(new Error('user navigated away'));
+    expect(starts[0]?.signal.aborted).toBe(false);
+    expect(coalescer.inFlight(key)).toBe(true);
+    // A newcomer still joins the same execution: nothing is re-sent.
+    expect(coalescer.join(key, 'run-c', ignore, start).joined).toBe(true);
+    expect(starts).toHaveLength(1);
+  });
+
+  it('the last release aborts the execution with its reason and frees the key', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    const b = coalescer.join(key, 'run-b', ignore, start);
+    a.release(new Error('first'));
+    const reason = new Error('last one out');
+    b.release(reason);
+    expect(starts[0]?.signal.aborted).toBe(true);
+    expect(starts[0]?.signal.reason).toBe(reason);
+    expect(coalescer.inFlight(key)).toBe(false);
+    const next = coalescer.join(key, 'run-c', ignore, start);
+    expect(next.joined).toBe(false);
+    expect(starts).toHaveLength(2);
+    expect(starts[1]?.signal.aborted).toBe(false);
+  });
+
+  it('release is idempotent: a second release does not count as another reference', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    coalescer.join(key, 'run-b', ignore, start);
+    a.release('once');
+    a.release('twice');
+    expect(starts[0]?.signal.aborted).toBe(false);
+    expect(coalescer.inFlight(key)).toBe(true);
+  });
+
+  it('the last release of an unkeyed execution aborts it too', () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    coalescer.join(undefined, 'run-a', ignore, start).release('superseded');
+    expect(starts[0]?.signal.reason).toBe('superseded');
+  });
+
+  it("frees the key before its references' callbacks run, so a caller from a callback starts afresh", async () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    const seen = a.shared.result.then((result) => ({
+      result,
+      inFlight: coalescer.inFlight(key),
+      again: coalescer.join(key, 'run-b', ignore, start),
+    }));
+    starts[0]?.settle({ type: 'success', data: 'ada' });
+    const { result, inFlight, again } = await seen;
+    expect(result).toEqual({ type: 'success', data: 'ada' });
+    expect(inFlight).toBe(false);
+    expect(again.joined).toBe(false);
+    expect(starts).toHaveLength(2);
+  });
+
+  it('a release after the execution settled aborts nothing', async () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const a = coalescer.join(key, 'run-a', ignore, start);
+    starts[0]?.settle({ type: 'success', data: 'ada' });
+    await a.shared.result;
+    a.release('done with it');
+    expect(starts[0]?.signal.aborted).toBe(false);
+  });
+
+  it("a stale reference's release does not free a newer execution on the same key", async () => {
+    const coalescer = createCoalescer();
+    const { start, starts } = manualStarter();
+    const key = uniqueKey();
+    const old = coalescer.join(key, 'run-a', ignore, start);
+    starts[0]?.settle({ type: 'aborted' });
+    await old.shared.result;
+    coalescer.join(key, 'run-b', ignore, start);
+    old.release('late');
+    expect(coalescer.inFlight(key)).toBe(true);
+    expect(starts[1]?.signal.aborted).toBe(false);
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { isStitchError, type StitchError } from '../../src/engine/errors';
+import type { StitchRun } from '../../src/engine/run';
+import { type StitchConfig, type StitchEngineLike, stitch } from '../../src/engine/stitch';
+
+const URL_ = 'https://api.example.com/users/{id}';
+
+/** The config StitchError `stitch(config)` throws, failing the test otherwise. */
+function configFailure(config: unknown): StitchError {
+  try {
+    stitch(config as StitchConfig);
+  } catch (error) {
+    if (isStitchError(error) && error.kind === 'config') return error;
+    throw error;
+  }
+  throw new Error('expected a config StitchError, stitch() accepted the config');
+}
+
+/** A valid config with `patch` applied over it. */
+function withOption(patch: Record<string, unknown>): unknown {
+  return { name: 'getUser', url: URL_, ...patch };
+}
+
+describe('stitch(): config validation at definition time', () => {
+  it.each<[string, string, unknown]>([
+    ['a non-object config', 'config', 'getUser'],
+    ['a missing name', 'name', { url: URL_ }],
+    ['an empty name', 'name', { name: '', url: URL_ }],
+    ['a blank name', 'name', { name: '   ', url: URL_ }],
+    ['a non-string name', 'name', { name: 42, url: URL_ }],
+    ['an unknown method', 'method', withOption({ method: 'FETCH' })],
+    ['a lower-case method', 'method', withOption({ method: 'get' })],
+    ['a missing url', 'url', { name: 'getUser' }],
+    ['an empty url', 'url', withOption({ url: '' })],
+    ['a relative url without baseUrl', 'url', withOption({ url: '/users/{id}' })],
+    [
+      'a placeholder that is not an identifier',
+      'url',
+      withOption({ url: 'https://api.example.com/{user-id}' }),
+    ],
+    ['a placeholder starting with a digit', 'url', withOption({ url: 'https://api.example.com/{1st}' })],
+    ['a baseUrl that is not a URL', 'baseUrl', withOption({ url: '/users/{id}', baseUrl: 'not a url' })],
+    ["a responseType other than 'json' | 'text'", 'responseType', withOption({ responseType: 'xml' })],
+    ['maxBodyBytes 0', 'maxBodyBytes', withOption({ maxBodyBytes: 0 })],
+    ['maxBodyBytes -1', 'maxBodyBytes', withOption({ maxBodyBytes: -1 })],
+    ['maxBodyBytes 1.5', 'maxBodyBytes', withOption({ maxBodyBytes: 1.5 })],
+    ['maxBodyBytes NaN', 'maxBodyBytes', withOption({ maxBodyBytes: Number.NaN })],
+    ['an output that is not a schema', 'output', withOption({ output: { parse: () => 1 } })],
+    ['an output without validate', 'output', withOption({ output: { '~standard': { version: 1 } } })],
+    ['a null output', 'output', withOption({ output: null })],
+    ['hooks.onError not a function', 'hooks.onError', withOption({ hooks: { onError: 'log' } })],
+    ['hooks.onCancel not a function', 'hooks.onCancel', withOption({ hooks: { onCancel: {} } })],
+    ['a non-boolean coalesce', 'coalesce', withOption({ coalesce: 'yes' })],
+    ['an invalid header name', 'headers', withOption({ headers: { 'bad name': 'x' } })],
+    ['an invalid header value', 'headers', withOption({ headers: { 'x-ok': 'a\nb' } })],
+    ['timeout 0', 'timeout', withOption({ timeout: 0 })],
+    ['timeout -1', 'timeout', withOption({ timeout: -1 })],
+    ['timeout NaN', 'timeout', withOption({ timeout: Number.NaN })],
+    ['timeout Infinity', 'timeout', withOption({ timeout: Number.POSITIVE_INFINITY })],
+    ['timeout.each 0', 'timeout.each', withOption({ timeout: { each: 0 } })],
+    ['timeout.each NaN', 'timeout.each', withOption({ timeout: { each: Number.NaN, total: 1_000 } })],
+    ['timeout.total -1', 'timeout.total', withOption({ timeout: { each: 100, total: -1 } })],
+    ['retry 0', 'retry.attempts', withOption({ retry: 0 })],
+    ['retry.attempts 0', 'retry.attempts', withOption({ retry: { attempts: 0 } })],
+    ['retry.attempts 0 on a write', 'retry.attempts', withOption({ method: 'POST', retry: { attempts: 0 } })],
+    ['circuit.failures 0', 'circuit.failures', withOption({ circuit: { failures: 0 } })],
+    ['throttle.concurrency 0', 'throttle.concurrency', withOption({ throttle: { concurrency: 0 } })],
+    ['idempotency.keyOf not a function', 'idempotency.keyOf', withOption({ idempotency: { keyOf: 'id' } })],
+  ])('refuses %s, naming `%s`', (_label, field, config) => {
+    const error = configFailure(config);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`\`${field}\``);
+  });
+
+  it('names the stitch in the error once it has a name', () => {
+    const error = configFailure(withOption({ retry: { attempts: 0 } }));
+    expect(error.stitch).toBe('getUser');
+    expect(error.message).toMatch(/^stitch 'getUser': `retry.attempts`/);
+  });
+
+  it('joins baseUrl and url keeping the base path, refuses other schemes and absolute url with baseUrl', () => {
+    const v1 = stitch({ name: 'v1', url: 'users/{id}', baseUrl: 'https://api.example.com/v1/' });
+    expect(v1.definition.url).toBe('https://api.example.com/v1/users/{id}');
+    expect(() => stitch({ name: 'file', url: 'file:///etc/passwd' })).toThrow(
+      expect.objectContaining({ field: 'url' }),
+    );
+    expect(() => stitch({ name: 'abs', url: 'https://a.example/x', baseUrl: 'https://b.example' })).toThrow(
+      expect.objectContaining({ field: 'url' }),
+    );
+    expect(() => stitch({ name: 'empty-base', url: '/x', baseUrl: '' })).toThrow(
+      expect.objectContaining({ field: 'baseUrl' }),
+    );
+  });
+
+  it('accepts a relative url with a baseUrl, and a zod schema as output', () => {
+    const User = z.object({ id: z.number() });
+    const getUser = stitch({
+      name: 'getUser',
+      url: '/users/{id}',
+      baseUrl: 'https://api.example.com',
+      output: User,
+    });
+    expect(getUser.definition.url).toBe('https://api.example.com/users/{id}');
+    expect(getUser.definition.output).toBe(User);
+  });
+});
+
+describe('stitch(): defaults', () => {
+  it('fills in every default for a read', () => {
+    const { definition } = stitch({ name: 'getUser', url: URL_ });
+    expect(definition.method).toBe('GET');
+    expect(definition.coalesce).toBe(true);
+    expect(definition.responseType).toBe('json');
+    expect(definition.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(definition.retry.plain.attempts).toBe(3);
+    expect(definition.retry.keyed.attempts).toBe(3);
+    expect(definition.timeout).toEqual({ each: undefined, total: undefined });
+    expect(definition.circuit).toMatchObject({ failures: 5, cooldown: 30_000 });
+    expect(definition.throttle).toBeUndefined();
+    expect(definition.idempotency).toBeUndefined();
+    expect(definition.output).toBeUndefined();
+    expect(definition.hooks).toEqual({});
+  });
+
+  it('coalesces HEAD by default, and honours coalesce: false on a read', () => {
+    expect(stitch({ name: 'h', method: 'HEAD', url: URL_ }).definition.coalesce).toBe(true);
+    expect(stitch({ name: 'g', url: URL_, coalesce: false }).definition.coalesce).toBe(false);
+  });
+
+  it('does not coalesce or retry a write without a key, but retries it with one', () => {
+    const { definition } = stitch({ name: 'charge', method: 'POST', url: 'https://api.example.com/charges' });
+    expect(definition.coalesce).toBe(false);
+    expect(definition.retry.plain.attempts).toBe(1);
+    expect(definition.retry.keyed.attempts).toBe(3);
+  });
+
+  it('keeps the configured attempts for keyed writes only', () => {
+    const { definition } = stitch({
+      name: 'charge',
+      method: 'POST',
+      url: 'https://api.example.com/c',
+      retry: 5,
+    });
+    expect(definition.retry.plain.attempts).toBe(1);
+    expect(definition.retry.keyed.attempts).toBe(5);
+    expect(stitch({ name: 'g', url: URL_, retry: false }).definition.retry.plain.attempts).toBe(1);
+  });
+
+  it('normalizes a number timeout to total, and turns the circuit off with false', () => {
+    const { definition } = stitch({ name: 'g', url: URL_, timeout: 5_000, circuit: false });
+    expect(definition.timeout).toEqual({ each: undefined, total: 5_000 });
+    expect(definition.circuit).toBeUndefined();
+  });
+
+  it('turns headers into a Headers object', () => {
+    const { definition } = stitch({ name: 'g', url: URL_, headers: { 'X-Client': 'stitch' } });
+    expect(definition.headers).toBeInstanceOf(Headers);
+    expect(definition.headers.get('x-client')).toBe('stitch');
+  });
+});
+
+describe('stitch(): the callable', () => {
+  it('is named after the stitch and exposes its frozen definition', () => {
+    const getUser = stitch({ name: 'getUser', url: URL_ });
+    expect(getUser.name).toBe('getUser');
+    expect(typeof getUser).toBe('function');
+    expect(getUser.definition.name).toBe('getUser');
+    expect(getUser.definition.url).toBe(URL_);
+    expect(Object.isFrozen(getUser.definition)).toBe(true);
+  });
+
+  it('hands its definition, the input and the options to the engine it is given', () => {
+    const getUser = stitch({ name: 'getUser', url: URL_ });
+    const run = {} as StitchRun<unknown>;
+    const call = vi.fn(() => run);
+    const engine = { call } as unknown as StitchEngineLike;
+    const input = { params: { id: 7 } };
+    const options = { engine, idempotencyKey: 'k' };
+    expect(getUser(input, options)).toBe(run);
+    expect(call).toHaveBeenCalledTimes(1);
+    expect(call).toHaveBeenCalledWith(getUser.definition, input, options);
+  });
+});
