@@ -1,7 +1,14 @@
 export { abortReason, type LinkedSignal, linkSignals } from './engine/abort';
+export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
-export { createEngine, defaultEngine, type Engine, type EngineOptions } from './engine/engine';
+export {
+  createEngine,
+  defaultEngine,
+  type Engine,
+  type EngineOptions,
+  type StitchLike,
+} from './engine/engine';
 export {
   isAbortError,
   isStitchError,

@@ -1,3 +1,4 @@
+import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
 import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
 import { defaultEngine } from './engine';
 import { configError, type StitchError } from './errors';
@@ -64,6 +65,8 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   circuit?: CircuitOptions | boolean;
   /** Concurrency and rate limits per key (the URL's origin by default). @default none */
   throttle?: ThrottleOptions | false;
+  /** Reads only: serve stored data for `ttl` ms, stale for `staleWhileRevalidate` more. @default { ttl: 0 } */
+  cache?: CacheOptions<TInput> | number | false;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
   coalesce?: boolean;
   /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
@@ -86,6 +89,8 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly timeout: TimeoutPolicy;
   readonly circuit: CircuitPolicy | undefined;
   readonly throttle: ThrottlePolicy | undefined;
+  /** `undefined` for writes. */
+  readonly cache: CachePolicy<TInput> | undefined;
   readonly coalesce: boolean;
   readonly idempotency: IdempotencyPolicy<TInput> | undefined;
   readonly hooks: StitchHooks;
@@ -201,6 +206,7 @@ export function define<TData, TInput extends StitchInput>(
     timeout: normalizeTimeout(config.timeout, name),
     circuit: normalizeCircuit(config.circuit, name),
     throttle: normalizeThrottle(config.throttle, name),
+    cache: normalizeCache(config.cache, isRead, name),
     coalesce: config.coalesce ?? isRead,
     idempotency: normalizeIdempotency(config.idempotency, name),
     hooks: { ...config.hooks },

@@ -1,0 +1,170 @@
+import type { Clock } from './clock';
+import { configError, type StitchError } from './errors';
+import type { StitchInput } from './request';
+
+/** The `cache` option of a read stitch. */
+export interface CacheOptions<TInput = StitchInput> {
+  /** How long (ms) stored data is served without a request. @default 0 */
+  ttl?: number;
+  /** How long (ms) after `ttl` stale data is still served while one request refreshes it. @default 0 */
+  staleWhileRevalidate?: number;
+  /** The tenancy of an entry, e.g. the principal: callers in different scopes never share one. @default the engine */
+  scope?: (input: TInput | undefined) => string;
+}
+
+/** `CacheOptions` validated, with defaults filled in. */
+export interface CachePolicy<TInput = StitchInput> {
+  ttl: number;
+  staleWhileRevalidate: number;
+  scope: ((input: TInput | undefined) => string) | undefined;
+}
+
+/**
+ * Validates `cache` (reads only): a number is `{ ttl }`; `false` is `{ ttl: 0 }`, so no call is
+ * served from memory, while subscribers (hooks) still see the last data of their key.
+ */
+export function normalizeCache<TInput>(
+  value: CacheOptions<TInput> | number | false | undefined,
+  isRead: boolean,
+  stitchName: string,
+): CachePolicy<TInput> | undefined {
+  if (!isRead) {
+    if (value !== undefined && value !== false)
+      throw configError(stitchName, 'cache', 'applies to GET and HEAD only');
+    return undefined;
+  }
+  const options = typeof value === 'number' ? { ttl: value } : value || {};
+  const field = (name: string) => (typeof value === 'number' ? 'cache' : `cache.${name}`);
+  const ms = (given: number | undefined, name: string) => {
+    if (given !== undefined && !(Number.isFinite(given) && given >= 0)) {
+      throw configError(stitchName, field(name), 'must be a number of milliseconds ≥ 0');
+    }
+    return given ?? 0;
+  };
+  if (options.scope !== undefined && typeof options.scope !== 'function') {
+    throw configError(stitchName, 'cache.scope', 'must be a function of the input');
+  }
+  return {
+    ttl: ms(options.ttl, 'ttl'),
+    staleWhileRevalidate: ms(options.staleWhileRevalidate, 'staleWhileRevalidate'),
+    scope: options.scope,
+  };
+}
+
+/**
+ * What subscribers of a key see. The object is replaced on every change and kept otherwise,
+ * so `useSyncExternalStore` re-renders only when something changed.
+ */
+export interface CacheSnapshot<TData = unknown> {
+  /** The last data stored for the key (kept while a refresh runs). */
+  readonly data: TData | undefined;
+  /** Clock time the data was stored; `undefined` without data. */
+  readonly updatedAt: number | undefined;
+  /** The last shared failure for the key (never a caller's cancellation); cleared by success. */
+  readonly error: StitchError | undefined;
+  /** Whether a request for the key is in flight. */
+  readonly fetching: boolean;
+}
+
+/** Data carried from a server render to the client: `engine.dehydrate()` → `engine.hydrate()`. */
+export interface DehydratedState {
+  readonly version: 1;
+  readonly entries: ReadonlyArray<readonly [key: string, data: unknown, updatedAt: number]>;
+}
+
+const EMPTY: CacheSnapshot = Object.freeze({
+  data: undefined,
+  updatedAt: undefined,
+  error: undefined,
+  fetching: false,
+});
+
+interface Entry {
+  snapshot: CacheSnapshot;
+  readonly listeners: Set<() => void>;
+}
+
+/**
+ * The engine's cache: one snapshot per key, in memory (snapshots are read synchronously by
+ * renders), bounded by `maxEntries` with least-recently-used eviction. Keys someone subscribes
+ * to are never evicted.
+ */
+export function createCache(clock: Clock, maxEntries: number) {
+  const entries = new Map<string, Entry>();
+
+  const touch = (key: string): Entry => {
+    let entry = entries.get(key);
+    if (entry) entries.delete(key);
+    else entry = { snapshot: EMPTY, listeners: new Set() };
+    // Map order is insertion order: re-inserting makes this the most recently used.
+    entries.set(key, entry);
+    return entry;
+  };
+
+  const evict = () => {
+    for (const [key, entry] of entries) {
+      if (entries.size <= maxEntries) return;
+      if (entry.listeners.size === 0) entries.delete(key);
+    }
+  };
+
+  const change = (key: string, patch: Partial<CacheSnapshot>) => {
+    const entry = touch(key);
+    const next = { ...entry.snapshot, ...patch };
+    const same = (Object.keys(patch) as Array<keyof CacheSnapshot>).every(
+      (name) => entry.snapshot[name] === next[name],
+    );
+    if (same) return;
+    entry.snapshot = Object.freeze(next);
+    evict();
+    for (const listener of [...entry.listeners]) listener();
+  };
+
+  return {
+    /** The snapshot of `key` (a shared empty one for an unknown key). */
+    snapshot: <TData>(key: string) => (entries.get(key)?.snapshot ?? EMPTY) as CacheSnapshot<TData>,
+    /** Whether `key` holds data stored within `ttl`, or within `ttl + staleWhileRevalidate`. */
+    freshness(key: string, policy: CachePolicy<never>): 'fresh' | 'stale' | 'none' {
+      const { updatedAt, data } = entries.get(key)?.snapshot ?? EMPTY;
+      if (updatedAt === undefined || data === undefined) return 'none';
+      const age = clock.now() - updatedAt;
+      if (age < policy.ttl) return 'fresh';
+      return age < policy.ttl + policy.staleWhileRevalidate ? 'stale' : 'none';
+    },
+    store: (key: string, data: unknown) => change(key, { data, updatedAt: clock.now(), error: undefined }),
+    fail: (key: string, error: StitchError) => change(key, { error }),
+    fetching: (key: string, fetching: boolean) => change(key, { fetching }),
+    subscribe(key: string, listener: () => void): () => void {
+      const entry = touch(key);
+      entry.listeners.add(listener);
+      return () => {
+        entry.listeners.delete(listener);
+      };
+    },
+    /** Drops the data of every key `matches` accepts and tells their subscribers. */
+    invalidate(matches: (key: string) => boolean) {
+      for (const key of [...entries.keys()]) {
+        if (matches(key)) change(key, { data: undefined, updatedAt: undefined, error: undefined });
+      }
+    },
+    dehydrate(): DehydratedState {
+      const out: Array<readonly [string, unknown, number]> = [];
+      for (const [key, { snapshot }] of entries) {
+        if (snapshot.data !== undefined && snapshot.updatedAt !== undefined) {
+          out.push([key, snapshot.data, snapshot.updatedAt]);
+        }
+      }
+      return { version: 1, entries: out };
+    },
+    hydrate(state: DehydratedState) {
+      for (const [key, data, updatedAt] of state.entries) {
+        const current = entries.get(key)?.snapshot.updatedAt;
+        // Never let a server's older copy replace fresher data the client already has.
+        if (current === undefined || current < updatedAt) change(key, { data, updatedAt, error: undefined });
+      }
+    },
+  };
+}
+
+/** The engine's cache, as `createCache` builds it. */
+export type Cache = ReturnType<typeof createCache>;

@@ -1,0 +1,207 @@
+import { abortReason, onAbort } from './abort';
+import { type EngineParts, type ExecutionContext, type ExecutionState, safely } from './attempt';
+import type { Cache } from './cache';
+import type { Coalescer, Reference } from './coalescer';
+import { isStitchError, reasonMessage, StitchError } from './errors';
+import { type EventPayload, redactUrl, type StitchEvent } from './events';
+import { type ExecutionResult, execute } from './execute';
+import { idempotencyKeyFor } from './idempotency';
+import type { Keys } from './keys';
+import { type BuiltRequest, buildRequest, type StitchInput } from './request';
+import { type RunTally, StitchRun } from './run';
+import type { CallOptions, StitchDefinition } from './stitch';
+
+/** What a call needs from its engine. */
+export interface CallDeps {
+  readonly parts: EngineParts;
+  readonly cache: Cache;
+  readonly keys: Keys;
+  readonly coalescer: Coalescer;
+  readonly sink: ((event: StitchEvent) => void) | undefined;
+}
+
+/** `revalidate`: a background refresh of stale data, which must not be answered from the cache. */
+export type CallMode = 'caller' | 'revalidate';
+
+/** The cache key of a read's input (`undefined` for writes, which are never cached). */
+export function cacheKey<TInput extends StitchInput>(
+  keys: Keys,
+  definition: StitchDefinition<unknown, TInput>,
+  input: TInput | undefined,
+): string | undefined {
+  if (!definition.cache) return undefined;
+  return keys.keyOf(definition.name, definition.cache.scope?.(input) ?? '', input);
+}
+
+/**
+ * Creates the engine's `call`: one caller's way through the pipeline. Outermost first:
+ * input → cache lookup → coalescer join (one reference per caller) → the shared execution.
+ * The caller's signal stops at its reference: nothing below ever sees it.
+ */
+export function createCall(deps: CallDeps) {
+  const { parts, cache, keys, coalescer, sink } = deps;
+  const names = new Map<string, StitchDefinition<unknown, never>>();
+  const revalidating = new Set<string>();
+  let runs = 0;
+
+  /** Refuses a second, different stitch under a name this engine already knows. */
+  const register = (definition: StitchDefinition<unknown, never>) => {
+    const known = names.get(definition.name);
+    if (known && known !== definition) {
+      throw new StitchError({
+        kind: 'config',
+        field: 'name',
+        stitch: definition.name,
+        message: `stitch '${definition.name}': \`name\` is used by another stitch on this engine`,
+      });
+    }
+    names.set(definition.name, definition);
+  };
+
+  function call<TData, TInput extends StitchInput>(
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    options: CallOptions | undefined,
+    mode: CallMode = 'caller',
+  ): StitchRun<TData> {
+    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
+    const tally: RunTally = {
+      attempts: 0,
+      requests: 0,
+      status: undefined,
+      source: 'live',
+      idempotencyKey: undefined,
+    };
+    let request: BuiltRequest;
+    let key: string | undefined;
+    try {
+      register(definition as unknown as StitchDefinition<unknown, never>);
+      request = buildRequest(definition.name, definition.method, definition.url, definition.headers, input);
+      tally.idempotencyKey = idempotencyKeyFor(
+        definition.idempotency,
+        input as TInput,
+        options?.idempotencyKey,
+      );
+      key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
+    } catch (error) {
+      const failure = isStitchError(error)
+        ? error
+        : new StitchError({ kind: 'config', message: String(error), cause: error, stitch: definition.name });
+      run.emit({ type: 'start', method: definition.method, url: definition.url });
+      run.finish({ ok: false, error: failure }, tally);
+      return run;
+    }
+    run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
+    const { idempotencyKey } = tally;
+
+    const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) => {
+      const phase = state?.phase ?? 'before-dispatch';
+      const requests = state?.requests ?? 0;
+      const dispatched = requests > 0;
+      const attempt = state?.attempts ?? 0;
+      run.emit({ type: 'cancel', phase, dispatched, reason: reasonMessage(reason), attempt });
+      safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
+      reference?.release(reason);
+      Object.assign(tally, { attempts: attempt, requests, status: state?.status });
+      const error = new StitchError({
+        kind: 'aborted',
+        message: reasonMessage(reason),
+        cause: reason,
+        attempts: attempt,
+        requests,
+        ambiguous: phase === 'in-flight' || phase === 'body',
+        url: redactUrl(request.url, parts.secret),
+        stitch: definition.name,
+        idempotencyKey,
+      });
+      run.finish({ ok: false, error }, tally);
+    };
+
+    const signal = options?.signal;
+    if (signal?.aborted) {
+      cancel(abortReason(signal), undefined);
+      return run;
+    }
+
+    if (key !== undefined && definition.cache && mode === 'caller') {
+      const freshness = cache.freshness(key, definition.cache as never);
+      if (freshness !== 'none') {
+        run.emit({ type: 'cache', hit: freshness });
+        tally.source = freshness === 'fresh' ? 'cache' : 'stale';
+        if (freshness === 'stale') revalidate(key, definition, input);
+        run.finish({ ok: true, data: cache.snapshot<TData>(key).data as TData }, tally);
+        return run;
+      }
+    }
+
+    const retry = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+    // A write shares only when asked to and without a key of its own; its body is part of the key.
+    const shareKey =
+      definition.coalesce && idempotencyKey === undefined
+        ? (key ?? keys.keyOf(definition.name, '', input))
+        : undefined;
+    const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
+    const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
+      const phase = definition.throttle ? 'queued' : 'before-dispatch';
+      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined };
+      const context: ExecutionContext<TData> = {
+        definition: definition as unknown as StitchDefinition<TData, never>,
+        request,
+        idempotencyKey,
+        retry,
+        signal: executionSignal,
+        parts,
+        state,
+        emit,
+      };
+      const result = execute(context);
+      if (key !== undefined) track(key, result);
+      return { state, result };
+    });
+    if (reference.joined) {
+      tally.source = 'coalesced';
+      run.emit({ type: 'coalesce', leader: reference.shared.leader });
+    }
+
+    const detach = signal
+      ? onAbort(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
+      : () => {};
+    reference.shared.result.then((result: ExecutionResult<TData>) => {
+      detach();
+      const { state } = reference.shared;
+      Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
+      reference.release(undefined);
+      if (result.type === 'success') run.finish({ ok: true, data: result.data }, tally);
+      else if (result.type === 'failure') run.finish({ ok: false, error: result.error }, tally);
+    });
+    return run;
+  }
+
+  /**
+   * Mirrors one execution of a read in the cache: fetching while it runs, then its data or its
+   * failure. An execution aborted by its last reference leaves the stored data as it was.
+   */
+  function track(key: string, result: Promise<ExecutionResult<unknown>>) {
+    cache.fetching(key, true);
+    result.then((outcome) => {
+      if (outcome.type === 'success') cache.store(key, outcome.data);
+      else if (outcome.type === 'failure') cache.fail(key, outcome.error);
+      cache.fetching(key, false);
+    });
+  }
+
+  /** Refreshes stale data once, however many readers see it stale meanwhile. */
+  function revalidate<TInput extends StitchInput>(
+    key: string,
+    definition: StitchDefinition<unknown, TInput>,
+    input: TInput | undefined,
+  ) {
+    if (revalidating.has(key)) return;
+    revalidating.add(key);
+    call(definition, input, undefined, 'revalidate')
+      .safe()
+      .then(() => revalidating.delete(key));
+  }
+
+  return call;
+}

@@ -1,0 +1,57 @@
+import type { StitchInput } from './request';
+
+/**
+ * Canonical keys for the cache and the coalescer: the stitch's name, a tenancy scope, and the
+ * input with object keys sorted, so `{ a, b }` and `{ b, a }` are one key. Secret header values
+ * are never kept in clear: they enter the key as a salted hash, so two principals never share an
+ * entry and a key (in a dehydrated page, say) does not reveal a token.
+ */
+
+/** Two 32-bit FNV-1a style hashes side by side: sync and fast; the engine's salt keeps it unguessable. */
+function hash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x2f8a1d37;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
+}
+
+/**
+ * Plain data in a canonical shape: objects become sorted `[key, value]` lists, so a key named
+ * `__proto__` or `constructor` is just data and can never reach a prototype.
+ */
+function canonical(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value === undefined ? null : value;
+  if (Array.isArray(value)) return value.map(canonical);
+  return Object.keys(value)
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .sort()
+    .map((key) => [key, canonical((value as Record<string, unknown>)[key])]);
+}
+
+/** Builds the keys of one engine; `secret` lists lower-cased header names to hash. */
+export function createKeys(secret: ReadonlySet<string>) {
+  const salt = Math.random().toString(36).slice(2);
+  return {
+    /** The key of `input` for the stitch `name` in tenancy `scope`. */
+    keyOf(name: string, scope: string, input: StitchInput | undefined): string {
+      const headers = Object.entries(input?.headers ?? {}).map(([header, value]) => {
+        const lower = header.toLowerCase();
+        return [lower, secret.has(lower) ? `#${hash(salt + value)}` : value];
+      });
+      headers.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
+      const shape = [input?.params, input?.query, input?.body].map(canonical);
+      return JSON.stringify([name, scope, ...shape, headers]);
+    },
+    /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */
+    belongsTo(key: string, name: string): boolean {
+      return key.startsWith(`${JSON.stringify([name]).slice(0, -1)},`);
+    },
+  };
+}
+
+/** A stitch's keys, as the engine builds them. */
+export type Keys = ReturnType<typeof createKeys>;

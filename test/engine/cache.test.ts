@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { createCache, normalizeCache } from '../../src/engine/cache';
+import { StitchError } from '../../src/engine/errors';
+import { createManualClock } from '../helpers/clock';
+
+const policy = { ttl: 1_000, staleWhileRevalidate: 5_000, scope: undefined };
+
+describe('createCache', () => {
+  it('says fresh within ttl, stale within ttl + staleWhileRevalidate, none after', async () => {
+    const clock = createManualClock();
+    const cache = createCache(clock, 10);
+    expect(cache.freshness('k', policy)).toBe('none');
+    cache.store('k', { n: 1 });
+    expect(cache.freshness('k', policy)).toBe('fresh');
+    clock.schedule(0, () => {});
+    await clock.advance(1_000);
+    expect(cache.freshness('k', policy)).toBe('stale');
+    await clock.advance(5_000);
+    expect(cache.freshness('k', policy)).toBe('none');
+    expect(cache.snapshot('k').data).toEqual({ n: 1 });
+  });
+
+  it('keeps snapshot identity until something changes, and tells subscribers once per change', () => {
+    const cache = createCache(createManualClock(), 10);
+    let calls = 0;
+    const unsubscribe = cache.subscribe('k', () => calls++);
+    const empty = cache.snapshot('k');
+    expect(cache.snapshot('k')).toBe(empty);
+    cache.fetching('k', true);
+    const fetching = cache.snapshot('k');
+    expect(fetching).not.toBe(empty);
+    cache.fetching('k', true);
+    expect(cache.snapshot('k')).toBe(fetching);
+    expect(calls).toBe(1);
+    cache.store('k', 'data');
+    expect(calls).toBe(2);
+    unsubscribe();
+    cache.fetching('k', false);
+    expect(calls).toBe(2);
+  });
+
+  it('a failure is kept beside the data and cleared by the next success', () => {
+    const cache = createCache(createManualClock(), 10);
+    cache.store('k', 'old');
+    const error = new StitchError({ kind: 'http', status: 503, message: '503' });
+    cache.fail('k', error);
+    expect(cache.snapshot('k')).toMatchObject({ data: 'old', error });
+    cache.store('k', 'new');
+    expect(cache.snapshot('k').error).toBeUndefined();
+  });
+
+  it('evicts the least recently used entries beyond maxEntries, never one with subscribers', () => {
+    const cache = createCache(createManualClock(), 2);
+    cache.store('a', 1);
+    cache.subscribe('a', () => {});
+    cache.store('b', 2);
+    cache.store('c', 3);
+    cache.store('d', 4);
+    expect(cache.snapshot('a').data).toBe(1);
+    expect(cache.snapshot('b').data).toBeUndefined();
+    expect(cache.snapshot('c').data).toBeUndefined();
+    expect(cache.snapshot('d').data).toBe(4);
+  });
+
+  it('invalidate drops the data of matching keys and notifies', () => {
+    const cache = createCache(createManualClock(), 10);
+    let told = 0;
+    cache.store('users:1', 1);
+    cache.store('posts:1', 2);
+    cache.subscribe('users:1', () => told++);
+    cache.invalidate((key) => key.startsWith('users'));
+    expect(cache.snapshot('users:1').data).toBeUndefined();
+    expect(cache.snapshot('posts:1').data).toBe(2);
+    expect(told).toBe(1);
+  });
+
+  it('dehydrate → hydrate carries data and its age; an older copy never replaces newer data', () => {
+    const server = createCache(createManualClock(100), 10);
+    server.store('k', { from: 'server' });
+    const state = JSON.parse(JSON.stringify(server.dehydrate()));
+    const client = createCache(createManualClock(200), 10);
+    client.hydrate(state);
+    expect(client.snapshot('k')).toMatchObject({ data: { from: 'server' }, updatedAt: 100 });
+    client.store('k', { from: 'client' });
+    client.hydrate(state);
+    expect(client.snapshot('k').data).toEqual({ from: 'client' });
+  });
+});
+
+describe('normalizeCache', () => {
+  it('fills defaults, reads a number as ttl, and refuses writes and bad values', () => {
+    expect(normalizeCache(undefined, true, 's')).toEqual({
+      ttl: 0,
+      staleWhileRevalidate: 0,
+      scope: undefined,
+    });
+    expect(normalizeCache(30_000, true, 's')?.ttl).toBe(30_000);
+    expect(normalizeCache(false, true, 's')?.ttl).toBe(0);
+    expect(normalizeCache(false, false, 's')).toBeUndefined();
+    expect(normalizeCache(undefined, false, 's')).toBeUndefined();
+    expect(() => normalizeCache({ ttl: 1 }, false, 's')).toThrow(expect.objectContaining({ field: 'cache' }));
+    expect(() => normalizeCache({ ttl: -1 }, true, 's')).toThrow(
+      expect.objectContaining({ field: 'cache.ttl' }),
+    );
+    expect(() => normalizeCache(Number.NaN, true, 's')).toThrow(expect.objectContaining({ field: 'cache' }));
+  });
+});

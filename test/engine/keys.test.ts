@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createKeys } from '../../src/engine/keys';
+
+const keys = createKeys(new Set(['authorization', 'x-api-key']));
+
+describe('keyOf', () => {
+  it('ignores the order of object keys, at any depth', () => {
+    const a = keys.keyOf('s', '', { query: { a: 1, b: 2 }, body: { c: { d: 3, e: 4 } }, params: { id: 7 } });
+    const b = keys.keyOf('s', '', { params: { id: 7 }, body: { c: { e: 4, d: 3 } }, query: { b: 2, a: 1 } });
+    expect(a).toBe(b);
+  });
+
+  it('tells inputs, names and scopes apart', () => {
+    const base = keys.keyOf('s', '', { query: { q: 'ada' } });
+    expect(keys.keyOf('s', '', { query: { q: 'bob' } })).not.toBe(base);
+    expect(keys.keyOf('t', '', { query: { q: 'ada' } })).not.toBe(base);
+    expect(keys.keyOf('s', 'user-b', { query: { q: 'ada' } })).not.toBe(base);
+    expect(keys.keyOf('s', '', { query: { q: ['ada'] } })).not.toBe(base);
+  });
+
+  it('treats an undefined field as absent', () => {
+    expect(keys.keyOf('s', '', { query: { q: 'x', page: undefined } })).toBe(
+      keys.keyOf('s', '', { query: { q: 'x' } }),
+    );
+  });
+
+  it('never keeps a secret header in clear, yet tells principals apart', () => {
+    const alice = keys.keyOf('s', '', { headers: { Authorization: 'Bearer alice-token' } });
+    const bob = keys.keyOf('s', '', { headers: { authorization: 'Bearer bob-token' } });
+    expect(alice).not.toContain('alice-token');
+    expect(alice).not.toBe(bob);
+    expect(keys.keyOf('s', '', { headers: { 'X-Api-Key': 'key-s3cret' } })).not.toContain('key-s3cret');
+    expect(keys.keyOf('s', '', { headers: { accept: 'text/csv' } })).toContain('text/csv');
+  });
+
+  it('hashes with a per-engine salt, so a key from one engine reveals nothing to another', () => {
+    const other = createKeys(new Set(['authorization']));
+    const input = { headers: { authorization: 'same' } };
+    expect(keys.keyOf('s', '', input)).not.toBe(other.keyOf('s', '', input));
+  });
+
+  it('keeps __proto__ and constructor keys as data, polluting nothing', () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}');
+    const key = keys.keyOf('s', '', { query: hostile, body: hostile });
+    expect(key).toContain('__proto__');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(key).not.toBe(keys.keyOf('s', '', {}));
+  });
+});
+
+describe('belongsTo', () => {
+  it('matches the keys of one stitch name only', () => {
+    expect(keys.belongsTo(keys.keyOf('users', '', {}), 'users')).toBe(true);
+    expect(keys.belongsTo(keys.keyOf('users2', '', {}), 'users')).toBe(false);
+    expect(keys.belongsTo(keys.keyOf('user', '', {}), 'users')).toBe(false);
+  });
+});
