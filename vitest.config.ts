@@ -41,8 +41,16 @@ export default defineConfig({
         test: {
           name: 'dom',
           environment: 'happy-dom',
-          include: ['test/react/**/*.test.{ts,tsx}', 'test/**/*.dom.test.ts'],
+          include: ['test/**/*.dom.test.{ts,tsx}'],
           setupFiles: ['test/helpers/msw.setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'react',
+          environment: 'node',
+          include: ['test/react/**/*.test.{ts,tsx}'],
+          setupFiles: ['test/helpers/happyDom.setup.ts'],
         },
       },
       {

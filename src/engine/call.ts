@@ -20,9 +20,6 @@ export interface CallDeps {
   readonly sink: ((event: StitchEvent) => void) | undefined;
 }
 
-/** `revalidate`: a background refresh of stale data, which must not be answered from the cache. */
-export type CallMode = 'caller' | 'revalidate';
-
 /** The cache key of a read's input (`undefined` for writes, which are never cached). */
 export function cacheKey<TInput extends StitchInput>(
   keys: Keys,
@@ -62,7 +59,6 @@ export function createCall(deps: CallDeps) {
     definition: StitchDefinition<TData, TInput>,
     input: TInput | undefined,
     options: CallOptions | undefined,
-    mode: CallMode = 'caller',
   ): StitchRun<TData> {
     const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
     const tally: RunTally = {
@@ -123,7 +119,7 @@ export function createCall(deps: CallDeps) {
       return run;
     }
 
-    if (key !== undefined && definition.cache && mode === 'caller') {
+    if (key !== undefined && definition.cache && !options?.revalidate) {
       const freshness = cache.freshness(key, definition.cache as never);
       if (freshness !== 'none') {
         run.emit({ type: 'cache', hit: freshness });
@@ -198,7 +194,7 @@ export function createCall(deps: CallDeps) {
   ) {
     if (revalidating.has(key)) return;
     revalidating.add(key);
-    call(definition, input, undefined, 'revalidate')
+    call(definition, input, { revalidate: true })
       .safe()
       .then(() => revalidating.delete(key));
   }

@@ -104,6 +104,8 @@ export interface CallOptions {
   engine?: StitchEngineLike;
   /** A key the caller owns, sent as the idempotency header on every attempt of this call. */
   idempotencyKey?: string;
+  /** Skip the cache lookup: fetch (or join the fetch in flight) and store the result. @default false */
+  revalidate?: boolean;
 }
 
 /** What a stitch needs from an engine (see `createEngine`). */

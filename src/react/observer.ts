@@ -1,0 +1,247 @@
+import {
+  type Engine,
+  isAbortError,
+  type LinkedSignal,
+  linkSignals,
+  type Stitch,
+  StitchError,
+  type StitchInput,
+} from '../index';
+
+/** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
+export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
+
+/** What `useStitch` returns. A new object only when one of its fields changed. */
+export interface QueryResult<TData> {
+  status: QueryStatus;
+  data: TData | undefined;
+  /** The failure of this hook's own request, its `cause` intact; `null` otherwise. */
+  error: StitchError | null;
+  /** Whether a request for this key is in flight (this hook's or another's). */
+  isFetching: boolean;
+  /** Whether `data` is the previous key's, shown while this key loads (`keepPrevious`). */
+  isPlaceholder: boolean;
+  /** Fetches this key again, skipping the cache (this hook's previous reference is let go). */
+  refetch(): void;
+  /** Cancels this hook's request with `reason`; the hook then shows it as its error. */
+  cancel(reason?: unknown): void;
+}
+
+/** What an observer works for, as of the last commit. */
+export interface ObserverTarget<TData, TInput extends StitchInput> {
+  stitch: Stitch<TData, TInput>;
+  input: TInput | undefined;
+  /** `undefined`: idle (skipped or disabled). */
+  key: string | undefined;
+  signal: AbortSignal | undefined;
+  scope: AbortSignal | undefined;
+  debounce: number;
+  staleTime: number;
+}
+
+/**
+ * The observer's own work for one key, as a union. `cancelled` marks a caller's cancel, the only
+ * abort a hook shows; its own re-keys and unmounts are never shown.
+ */
+type Phase =
+  | { type: 'idle' }
+  | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
+  | { type: 'settled'; key: string; error: StitchError | null };
+
+const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
+const unmounted = () => new DOMException('The component unmounted', 'AbortError');
+
+/**
+ * One mounted hook's link to the engine: exactly one coalescer reference for its key at a time.
+ * No React in here; `useStitch` wires it into `useSyncExternalStore`.
+ */
+export function createObserver<TData, TInput extends StitchInput>(engine: Engine) {
+  let target: ObserverTarget<TData, TInput> | undefined;
+  let phase: Phase = { type: 'idle' };
+  let mounted = false;
+  const listeners = new Set<() => void>();
+  let watched: { key: string; stop: () => void } | undefined;
+  let placeholder: { key: string; data: TData } | undefined;
+  let last: QueryResult<TData> | undefined;
+
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  const remember = () => {
+    const key = target?.key;
+    const data = key === undefined ? undefined : engine.getSnapshot<TData>(key).data;
+    if (key !== undefined && data !== undefined) placeholder = { key, data };
+  };
+
+  const watch = (key: string | undefined) => {
+    if (watched?.key === key) return;
+    watched?.stop();
+    watched =
+      key === undefined
+        ? undefined
+        : {
+            key,
+            stop: engine.subscribe(key, () => {
+              remember();
+              notify();
+            }),
+          };
+  };
+
+  /** Lets go of the current work without ever showing its abort. */
+  const release = (reason: unknown) => {
+    const current = phase;
+    phase = { type: 'idle' };
+    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason);
+  };
+
+  const settle = (key: string, error: StitchError | null) => {
+    phase = { type: 'settled', key, error };
+    remember();
+    notify();
+  };
+
+  const fetch = (
+    goal: ObserverTarget<TData, TInput>,
+    key: string,
+    link: LinkedSignal,
+    revalidate: boolean,
+  ) => {
+    const current: Phase = { type: 'fetching', key, link, cancelled: false };
+    phase = current;
+    goal
+      .stitch(goal.input, { engine, signal: link.signal, revalidate })
+      .safe()
+      .then((result) => {
+        link.dispose();
+        if (phase !== current) return;
+        const shown = result.ok || !isAbortError(result.error) || current.cancelled || goal.signal?.aborted;
+        settle(key, shown ? result.error : null);
+      });
+    notify();
+  };
+
+  const start = (goal: ObserverTarget<TData, TInput>, revalidate: boolean) => {
+    const { key } = goal;
+    if (key === undefined) return;
+    const { updatedAt } = engine.getSnapshot(key);
+    if (!revalidate && updatedAt !== undefined && engine.clock.now() - updatedAt < goal.staleTime) {
+      settle(key, null);
+      return;
+    }
+    const link = linkSignals(goal.signal, goal.scope);
+    if (goal.debounce <= 0 || revalidate) {
+      fetch(goal, key, link, revalidate);
+      return;
+    }
+    // A re-key inside the window releases this wait: the request is never sent.
+    const current: Phase = { type: 'waiting', key, link, cancelled: false };
+    phase = current;
+    engine.clock.sleep(goal.debounce, link.signal).then(
+      () => {
+        if (phase === current) fetch(goal, key, link, false);
+      },
+      (reason: unknown) => {
+        link.dispose();
+        if (phase !== current) return;
+        const shown = current.cancelled || goal.signal?.aborted;
+        settle(key, shown ? abortError(goal.stitch, reason) : null);
+      },
+    );
+    notify();
+  };
+
+  const refetch = () => {
+    if (!target || target.key === undefined) return;
+    release(superseded());
+    start(target, true);
+  };
+
+  const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
+    if (phase.type !== 'waiting' && phase.type !== 'fetching') return;
+    phase.cancelled = true;
+    phase.link.abort(reason);
+  };
+
+  return {
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    /** Commits a target: keeps the current reference if nothing that matters changed. */
+    update(goal: ObserverTarget<TData, TInput>) {
+      const previous = target;
+      target = goal;
+      watch(goal.key);
+      remember();
+      const same =
+        previous !== undefined &&
+        previous.key === goal.key &&
+        previous.stitch === goal.stitch &&
+        previous.signal === goal.signal &&
+        previous.scope === goal.scope;
+      if (same && phase.type !== 'idle') return;
+      release(superseded());
+      start(goal, false);
+      notify();
+    },
+
+    mount() {
+      mounted = true;
+    },
+
+    /**
+     * Releases the reference a microtask later, unless the hook mounted again meanwhile: under
+     * StrictMode the simulated unmount and remount happen in one go, and the remount reuses it.
+     */
+    unmount() {
+      mounted = false;
+      queueMicrotask(() => {
+        if (mounted) return;
+        release(unmounted());
+        watch(undefined);
+        target = undefined;
+      });
+    },
+
+    /** The result for `key` as rendered now; the previous object when nothing changed. */
+    result(key: string | undefined, keepPrevious: boolean): QueryResult<TData> {
+      const snapshot = key === undefined ? undefined : engine.getSnapshot<TData>(key);
+      const own = phase.type !== 'idle' && phase.key === key ? phase : undefined;
+      const error = own?.type === 'settled' ? own.error : null;
+      let data = snapshot?.data;
+      const isPlaceholder =
+        data === undefined && keepPrevious && placeholder !== undefined && placeholder.key !== key;
+      if (isPlaceholder) data = placeholder?.data;
+      const status: QueryStatus =
+        key === undefined ? 'idle' : error ? 'error' : snapshot?.data !== undefined ? 'success' : 'pending';
+      const isFetching = snapshot?.fetching ?? false;
+      if (
+        last &&
+        last.status === status &&
+        last.data === data &&
+        last.error === error &&
+        last.isFetching === isFetching &&
+        last.isPlaceholder === isPlaceholder
+      ) {
+        return last;
+      }
+      last = { status, data, error, isFetching, isPlaceholder, refetch, cancel };
+      return last;
+    },
+  };
+}
+
+/** The error a hook shows when its debounce wait is cancelled: the same shape a run gives. */
+function abortError(stitch: Stitch<unknown, never>, reason: unknown): StitchError {
+  const message =
+    reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'Cancelled';
+  return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
+}
+
+/** An observer, as `createObserver` builds it. */
+export type Observer<TData, TInput extends StitchInput> = ReturnType<typeof createObserver<TData, TInput>>;

@@ -1,0 +1,58 @@
+import { type ReactNode, useContext, useEffect, useRef } from 'react';
+import { ScopeContext } from './context';
+
+/** Props of {@link StitchScope}. */
+export interface StitchScopeProps {
+  /** When this changes (a pathname, say), every reference in the subtree is aborted. */
+  resetKey?: unknown;
+  children?: ReactNode;
+}
+
+interface ScopeState {
+  readonly key: unknown;
+  readonly controller: AbortController;
+  mounted: boolean;
+}
+
+/** A signal that never aborts, for work started outside any scope. */
+const UNSCOPED = new AbortController().signal;
+
+/**
+ * Route-change cancellation: aborts every reference of its subtree (hooks, and work started with
+ * `useStitchScope()`) when `resetKey` changes or the scope unmounts. Hooks below restart on the
+ * new scope without showing the abort; a parent scope's reset resets this one too.
+ */
+export function StitchScope({ resetKey, children }: StitchScopeProps) {
+  const parent = useContext(ScopeContext);
+  const state = useRef<ScopeState | undefined>(undefined);
+  // A new key gets a new controller at render; the old one is aborted once the change commits.
+  if (!state.current || !Object.is(state.current.key, resetKey)) {
+    state.current = { key: resetKey, controller: new AbortController(), mounted: false };
+  }
+  const current = state.current;
+
+  useEffect(() => {
+    current.mounted = true;
+    const { controller } = current;
+    const follow = () => controller.abort(parent?.reason);
+    if (parent?.aborted) follow();
+    parent?.addEventListener('abort', follow, { once: true });
+    return () => {
+      parent?.removeEventListener('abort', follow);
+      current.mounted = false;
+      // Deferred, so StrictMode's simulated unmount and remount keep the scope alive.
+      queueMicrotask(() => {
+        if (current.mounted) return;
+        const reason = state.current === current ? 'The scope unmounted' : 'The scope was reset';
+        controller.abort(new DOMException(reason, 'AbortError'));
+      });
+    };
+  }, [current, parent]);
+
+  return <ScopeContext.Provider value={current.controller.signal}>{children}</ScopeContext.Provider>;
+}
+
+/** The signal of the nearest `StitchScope`, for work started in event handlers. */
+export function useStitchScope(): AbortSignal {
+  return useContext(ScopeContext) ?? UNSCOPED;
+}

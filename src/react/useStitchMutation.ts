@@ -1,0 +1,114 @@
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { linkSignals, type Stitch, type StitchError, type StitchInput } from '../index';
+import { ScopeContext } from './context';
+import { useEngine } from './provider';
+
+/** Where a mutation is. */
+export type MutationStatus = 'idle' | 'pending' | 'success' | 'error';
+
+/** What `useStitchMutation` returns. */
+export interface MutationResult<TData, TInput extends StitchInput> {
+  status: MutationStatus;
+  data: TData | undefined;
+  error: StitchError | null;
+  /** The idempotency key of the current intent: kept across re-issues until success or `reset()`. */
+  idempotencyKey: string;
+  /** Sends the write; the outcome lands in `status`, `data` and `error`. */
+  mutate(input?: TInput): void;
+  /** Sends the write and returns its data (rejects with a `StitchError`). */
+  mutateAsync(input?: TInput): Promise<TData>;
+  /** Cancels the write in flight with `reason`; the key is kept, so re-issuing is safe. */
+  cancel(reason?: unknown): void;
+  /** Back to idle, with a new intent (a new idempotency key). */
+  reset(): void;
+}
+
+interface MutationState<TData> {
+  status: MutationStatus;
+  data: TData | undefined;
+  error: StitchError | null;
+}
+
+const IDLE: MutationState<never> = { status: 'idle', data: undefined, error: null };
+
+/** A fresh key per intent; `crypto.randomUUID` is missing on plain-http pages, hence the fallback. */
+function newIntentKey(): string {
+  return typeof crypto.randomUUID === 'function'
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Runs a write with one idempotency key per user intent. After an ambiguous failure (the user
+ * cancelled after the request left, say), sending the same intent again reuses the key, so the
+ * vendor sees a duplicate, not a second charge; success or `reset()` starts a new intent. The
+ * enclosing `StitchScope` aborts a write in flight when it resets; unmounting alone does not,
+ * since a write that may have left should be let finish.
+ */
+export function useStitchMutation<TData, TInput extends StitchInput>(
+  stitch: Stitch<TData, TInput>,
+): MutationResult<TData, TInput> {
+  const engine = useEngine();
+  const scope = useContext(ScopeContext);
+  const [state, setState] = useState<MutationState<TData>>(IDLE);
+  const [idempotencyKey, setKey] = useState(newIntentKey);
+  const inFlight = useRef<AbortController | undefined>(undefined);
+  const mounted = useRef(true);
+
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  const show = useCallback((next: MutationState<TData>) => {
+    if (mounted.current) setState(next);
+  }, []);
+
+  const mutateAsync = useCallback(
+    async (input?: TInput): Promise<TData> => {
+      inFlight.current?.abort(new DOMException('Superseded by a new mutate()', 'AbortError'));
+      const controller = new AbortController();
+      inFlight.current = controller;
+      const link = linkSignals(controller.signal, scope);
+      show({ status: 'pending', data: undefined, error: null });
+      const result = await stitch(input, { engine, signal: link.signal, idempotencyKey }).safe();
+      link.dispose();
+      if (inFlight.current !== controller) {
+        if (result.ok) return result.data;
+        throw result.error;
+      }
+      inFlight.current = undefined;
+      if (result.ok) {
+        show({ status: 'success', data: result.data, error: null });
+        if (mounted.current) setKey(newIntentKey());
+        return result.data;
+      }
+      show({ status: 'error', data: undefined, error: result.error });
+      throw result.error;
+    },
+    [engine, idempotencyKey, scope, show, stitch],
+  );
+
+  const mutate = useCallback(
+    (input?: TInput) => {
+      mutateAsync(input).catch(() => {
+        // The failure is in `error`; mutate() is the fire-and-forget form.
+      });
+    },
+    [mutateAsync],
+  );
+
+  const cancel = useCallback((reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
+    inFlight.current?.abort(reason);
+  }, []);
+
+  const reset = useCallback(() => {
+    inFlight.current = undefined;
+    setState(IDLE);
+    setKey(newIntentKey());
+  }, []);
+
+  return { ...state, idempotencyKey, mutate, mutateAsync, cancel, reset };
+}
