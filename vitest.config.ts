@@ -2,6 +2,9 @@ import { storybookTest } from '@storybook/addon-vitest/vitest-plugin';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 
+/** React 18, installed apart (test/react18) so the hook suite also runs against it. */
+const react18 = new URL('./test/react18/node_modules/', import.meta.url).pathname;
+
 /** Debian's Chromium, launched headless with the flags this machine's closed network needs. */
 const chromium = playwright({
   launchOptions: {
@@ -49,8 +52,35 @@ export default defineConfig({
         test: {
           name: 'react',
           environment: 'node',
+          env: { STITCH_REACT: '19' },
           include: ['test/react/**/*.test.{ts,tsx}'],
           setupFiles: ['test/helpers/happyDom.setup.ts'],
+        },
+      },
+      {
+        resolve: {
+          alias: [
+            { find: /^react$/, replacement: `${react18}react/index.js` },
+            { find: /^react\/(.*)$/, replacement: `${react18}react/$1` },
+            { find: /^react-dom$/, replacement: `${react18}react-dom/index.js` },
+            { find: /^react-dom\/(.*)$/, replacement: `${react18}react-dom/$1` },
+            // Its ESM build, inlined below, so its own react imports take the aliases too.
+            {
+              find: /^@testing-library\/react$/,
+              replacement: new URL(
+                './node_modules/@testing-library/react/dist/@testing-library/react.esm.js',
+                import.meta.url,
+              ).pathname,
+            },
+          ],
+        },
+        test: {
+          name: 'react18',
+          environment: 'node',
+          env: { STITCH_REACT: '18' },
+          include: ['test/react/**/*.test.{ts,tsx}'],
+          setupFiles: ['test/helpers/happyDom.setup.ts'],
+          server: { deps: { inline: [/@testing-library\/react/] } },
         },
       },
       {
