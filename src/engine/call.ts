@@ -39,6 +39,7 @@ export function createCall(deps: CallDeps) {
   const { parts, cache, keys, coalescer, sink } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
+  const tracked = new Map<string, { running: number; started: number; stored: number }>();
   let runs = 0;
 
   /** Refuses a second, different stitch under a name this engine already knows. */
@@ -174,14 +175,26 @@ export function createCall(deps: CallDeps) {
   }
 
   /**
-   * Mirrors one execution of a read in the cache: fetching while it runs, then its data or its
-   * failure. An execution aborted by its last reference leaves the stored data as it was.
+   * Mirrors the executions of a read in the cache: `fetching` while any runs (an aborted one and
+   * its successor can overlap), then each one's data or failure, unless a later-started one has
+   * already stored its own. An execution aborted by its last reference leaves the data as it was.
    */
   function track(key: string, result: Promise<ExecutionResult<unknown>>) {
+    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0 };
+    tracked.set(key, entry);
+    entry.running += 1;
+    const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
-      if (outcome.type === 'success') cache.store(key, outcome.data);
-      else if (outcome.type === 'failure') cache.fail(key, outcome.error);
+      entry.running -= 1;
+      if (order > entry.stored && outcome.type !== 'aborted') {
+        if (outcome.type === 'success') {
+          entry.stored = order;
+          cache.store(key, outcome.data);
+        } else cache.fail(key, outcome.error);
+      }
+      if (entry.running > 0) return;
+      tracked.delete(key);
       cache.fetching(key, false);
     });
   }

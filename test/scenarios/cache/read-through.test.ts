@@ -1,0 +1,234 @@
+/**
+ * The read-through cache (SPEC §2 "Cache and coalescer"): data stored within `ttl` answers a read
+ * with no request; past `ttl`, within `staleWhileRevalidate`, readers get the stale data at once
+ * while exactly one background request refreshes it; only a successful, un-cancelled execution
+ * is stored, and a shared failure is recorded beside the old data without replacing it.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CacheSnapshot, type Engine, type StitchRun, stitch } from '../../../src/index';
+import { uniqueKey } from '../../helpers/keys';
+import { collect, eventTypes, rejection, startScenario } from '../../helpers/runs';
+import type { Vendor } from '../../helpers/vendor';
+
+interface Price {
+  sku: string;
+  cents: number;
+}
+
+const input = { params: { sku: 'tea' } };
+const v1: Price = { sku: 'tea', cents: 100 };
+const v2: Price = { sku: 'tea', cents: 200 };
+const v3: Price = { sku: 'tea', cents: 300 };
+
+function priceStitch(vendor: Vendor, cache: { ttl: number; staleWhileRevalidate?: number }) {
+  return stitch<Price>({ name: uniqueKey('price'), url: vendor.url('/prices/{sku}'), retry: false, cache });
+}
+
+/** Resolves with the first snapshot of `key` that passes `test` (the current one included). */
+function snapshotWhere<TData>(
+  engine: Engine,
+  key: string,
+  test: (snapshot: CacheSnapshot<TData>) => boolean,
+): Promise<CacheSnapshot<TData>> {
+  return new Promise((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    const check = () => {
+      const snapshot = engine.getSnapshot<TData>(key);
+      if (!test(snapshot)) return;
+      unsubscribe?.();
+      unsubscribe = () => {};
+      resolve(snapshot);
+    };
+    unsubscribe = engine.subscribe(key, check);
+    check();
+  });
+}
+
+/** How many of `runs` have settled so far, either way. */
+function settledCount(runs: readonly StitchRun<unknown>[]): () => number {
+  let settled = 0;
+  for (const run of runs) {
+    run.then(
+      () => settled++,
+      () => settled++,
+    );
+  }
+  return () => settled;
+}
+
+describe('cache: { ttl }', () => {
+  it('answers a second call within ttl from the cache with no request; past ttl, a new request goes out', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000 });
+    vendor.script({ body: v1 }, { body: v2 });
+
+    const first = getPrice(input, { engine });
+    await expect(first).resolves.toEqual(v1);
+    expect((await first.report()).source).toBe('live');
+
+    const second = getPrice(input, { engine });
+    const events = await collect(second);
+    await expect(second).resolves.toEqual(v1);
+    expect(eventTypes(events)).toContain('cache');
+    expect(eventTypes(events)).not.toContain('request');
+    expect(events.find((event) => event.type === 'cache')).toMatchObject({ hit: 'fresh' });
+    expect(await second.report()).toMatchObject({ source: 'cache', requests: 0, dispatched: false });
+    expect(vendor.requests()).toBe(1);
+
+    await clock.advance(999);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v1);
+    expect(vendor.requests()).toBe(1);
+
+    await clock.advance(1);
+    const expired = getPrice(input, { engine });
+    await expect(expired).resolves.toEqual(v2);
+    expect(vendor.requests()).toBe(2);
+    const report = await expired.report();
+    expect(report).toMatchObject({ source: 'live', requests: 1 });
+    expect(eventTypes(report.events)).not.toContain('cache');
+  });
+});
+
+describe('cache: { ttl, staleWhileRevalidate }', () => {
+  it('past ttl, 50 readers get the stale data at once while exactly one background request refreshes it', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 5_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold');
+    await expect(getPrice(input, { engine })).resolves.toEqual(v1);
+
+    await clock.advance(1_000);
+    const readers = Array.from({ length: 50 }, () => getPrice(input, { engine }));
+    const settled = settledCount(readers);
+    // The refresh is held by the vendor: the readers cannot have waited for it.
+    await vendor.arrival(2);
+    expect(settled()).toBe(50);
+    expect(await Promise.all(readers)).toEqual(Array.from({ length: 50 }, () => v1));
+    expect(vendor.requests()).toBe(2);
+    expect(vendor.ledger[1]).toMatchObject({ answered: false, hungUp: false });
+
+    const reports = await Promise.all(readers.map((reader) => reader.report()));
+    for (const report of reports) {
+      expect(report).toMatchObject({ ok: true, source: 'stale', requests: 0 });
+      expect(report.events.find((event) => event.type === 'cache')).toMatchObject({ hit: 'stale' });
+      expect(eventTypes(report.events)).not.toContain('request');
+    }
+    expect(engine.getSnapshot(key)).toMatchObject({ data: v1, fetching: true });
+
+    vendor.release(2, { body: v2 });
+    const refreshed = await snapshotWhere<Price>(
+      engine,
+      key,
+      (snapshot) => snapshot.data?.cents === v2.cents,
+    );
+    expect(refreshed).toMatchObject({ data: v2, updatedAt: clock.now(), error: undefined });
+    expect(engine.getSnapshot(key).data).toEqual(v2);
+
+    const next = getPrice(input, { engine });
+    await expect(next).resolves.toEqual(v2);
+    const report = await next.report();
+    expect(report.source).toBe('cache');
+    expect(report.events.find((event) => event.type === 'cache')).toMatchObject({ hit: 'fresh' });
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('a failed background refresh keeps the stale data, records the error, and readers still get the data', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 5_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold');
+    await getPrice(input, { engine });
+    const storedAt = engine.getSnapshot(key).updatedAt;
+
+    await clock.advance(1_000);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v1);
+    await vendor.arrival(2);
+    vendor.release(2, { status: 503, body: { error: 'busy' } });
+
+    const failed = await snapshotWhere(engine, key, (snapshot) => snapshot.error !== undefined);
+    expect(failed.error).toMatchObject({ kind: 'http', status: 503 });
+    expect(failed).toMatchObject({ data: v1, updatedAt: storedAt });
+
+    const reader = getPrice(input, { engine });
+    await expect(reader).resolves.toEqual(v1);
+    expect((await reader.report()).source).toBe('stale');
+  });
+});
+
+describe('only a successful, un-cancelled execution is stored', () => {
+  it('an execution aborted by its only reference caches nothing; the next call sends a new request', async () => {
+    const { vendor, engine } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 60_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script('hold', { body: v2 });
+
+    const controller = new AbortController();
+    const run = getPrice(input, { engine, signal: controller.signal });
+    await vendor.arrival(1);
+    controller.abort(new Error('navigated away'));
+    expect(await rejection(run)).toMatchObject({ kind: 'aborted' });
+    await vendor.hangUp(1);
+
+    expect(engine.getSnapshot(key)).toMatchObject({
+      data: undefined,
+      updatedAt: undefined,
+      error: undefined,
+    });
+    const next = getPrice(input, { engine });
+    await expect(next).resolves.toEqual(v2);
+    expect(vendor.requests()).toBe(2);
+    expect((await next.report()).source).toBe('live');
+  });
+
+  it('an aborted refresh leaves the old data as it was, still expired, and records no error', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold', { body: v3 });
+    await getPrice(input, { engine });
+    const storedAt = engine.getSnapshot(key).updatedAt;
+
+    await clock.advance(1_000);
+    const first = new AbortController();
+    const second = new AbortController();
+    const refreshes = [
+      getPrice(input, { engine, signal: first.signal }),
+      getPrice(input, { engine, signal: second.signal }),
+    ];
+    await vendor.arrival(2);
+    first.abort(new Error('left'));
+    second.abort(new Error('left too'));
+    await Promise.all(refreshes.map(rejection));
+    await vendor.hangUp(2);
+
+    expect(engine.getSnapshot(key)).toMatchObject({ data: v1, updatedAt: storedAt, error: undefined });
+    await expect(getPrice(input, { engine })).resolves.toEqual(v3);
+    expect(vendor.requests()).toBe(3);
+  });
+
+  it('a shared failure (503, retry false) reaches every caller, is set on the snapshot and keeps the old data', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold', { body: v3 });
+    await getPrice(input, { engine });
+    const storedAt = engine.getSnapshot(key).updatedAt;
+
+    await clock.advance(1_000);
+    const callers = [getPrice(input, { engine }), getPrice(input, { engine })];
+    await vendor.arrival(2);
+    vendor.release(2, { status: 503, body: { error: 'busy' } });
+    const errors = await Promise.all(callers.map(rejection));
+    for (const error of errors) expect(error).toMatchObject({ kind: 'http', status: 503, requests: 1 });
+    expect(vendor.requests()).toBe(2);
+
+    const snapshot = engine.getSnapshot(key);
+    expect(snapshot.error).toMatchObject({ kind: 'http', status: 503 });
+    expect(snapshot).toMatchObject({ data: v1, updatedAt: storedAt });
+
+    // The failure did not make the old data fresh: the next read asks again, and its success clears the error.
+    await expect(getPrice(input, { engine })).resolves.toEqual(v3);
+    expect(vendor.requests()).toBe(3);
+    expect(engine.getSnapshot(key)).toMatchObject({ data: v3, error: undefined });
+  });
+});
