@@ -1,6 +1,6 @@
 import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
-import { isStitchError, StitchError, type StitchErrorKind } from './errors';
+import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import { redactHeaders, redactUrl } from './events';
 import type { BuiltRequest } from './request';
@@ -135,9 +135,10 @@ export async function runAttempt<TData>(
     let admission: Admission | undefined;
     if (definition.circuit) {
       const key = definition.circuit.key ?? origin(request.url);
-      const verdict = await parts.circuit.admit(key, definition.circuit, (change) =>
-        context.emit({ type: 'circuit', ...change }),
-      );
+      const verdict = await parts.circuit.admit(key, definition.circuit, {
+        transition: (change) => context.emit({ type: 'circuit', ...change }),
+        storeError: (error) => context.emit({ type: 'store', key, error: reasonMessage(error) }),
+      });
       if (!verdict.admitted) {
         const error = failure(context, 'circuit-open', `the circuit '${key}' is ${verdict.state}`, {
           retryAfter: verdict.retryAfter,

@@ -93,14 +93,21 @@ export interface CircuitTransition {
 /** Hears a committed change of `state`. */
 export type TransitionListener = (transition: CircuitTransition) => void;
 
+/** One caller's ears on the breaker: what its admit and its admission's `record` caused. */
+export interface CircuitObserver {
+  transition?: TransitionListener;
+  /** The store failed during this call's admit or record; the breaker failed open. */
+  storeError?: (error: unknown) => void;
+}
+
 /** What `createCircuit` returns. */
 export interface Circuit {
   /**
    * Lets a call through or fails it fast. Never rejects: an unreachable store admits (fails open).
-   * @param onTransition hears the transitions this admit and its admission's `record` cause, so the
-   * engine can put them in this run's trace. @default none
+   * @param observer hears the transitions and store failures this admit and its admission's
+   * `record` cause, so the engine can put them in this run's trace. @default none
    */
-  admit(key: string, policy: CircuitPolicy, onTransition?: TransitionListener): Promise<AdmitResult>;
+  admit(key: string, policy: CircuitPolicy, observer?: CircuitObserver): Promise<AdmitResult>;
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
@@ -248,7 +255,7 @@ export function createCircuit(deps: {
    * when nothing would change (the hot path: closed, or open and not yet due); `update` re-runs
    * `step` on the value it actually holds, so a read that went stale in between is harmless.
    */
-  const transact = async (key: string, step: Step, caller?: TransitionListener): Promise<CircuitState> => {
+  const transact = async (key: string, step: Step, caller?: CircuitObserver): Promise<CircuitState> => {
     const storeKey = `circuit:${key}`;
     const seen = (await store.get<CircuitState>(storeKey)) ?? CLOSED;
     if (step(seen) === seen) return seen;
@@ -262,7 +269,7 @@ export function createCircuit(deps: {
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
       notify(onTransition, transition);
-      notify(caller, transition);
+      notify(caller?.transition, transition);
     }
     return to;
   };
@@ -271,7 +278,7 @@ export function createCircuit(deps: {
     key: string,
     policy: CircuitPolicy,
     leaseId: string | undefined,
-    caller: TransitionListener | undefined,
+    caller: CircuitObserver | undefined,
   ): Admission => {
     let recorded = false;
     return {
@@ -282,7 +289,10 @@ export function createCircuit(deps: {
         const now = clock.now();
         const step =
           leaseId === undefined ? afterCall(outcome, policy, now) : afterProbe(leaseId, outcome, policy, now);
-        await transact(key, step, caller).catch((error: unknown) => notify(onStoreError, error));
+        await transact(key, step, caller).catch((error: unknown) => {
+          notify(onStoreError, error);
+          notify(caller?.storeError, error);
+        });
       },
     };
   };
@@ -296,6 +306,7 @@ export function createCircuit(deps: {
         s = await transact(key, afterAdmit(leaseId, policy, now), caller);
       } catch (error) {
         notify(onStoreError, error);
+        notify(caller?.storeError, error);
         return { admitted: true, admission: UNCOUNTED };
       }
       if (s.state === 'closed')

@@ -9,7 +9,7 @@ import { createKeys } from './keys';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
-import { createMemoryStore, type Store } from './store';
+import { boundedStore, createMemoryStore, type Store } from './store';
 import { createThrottle } from './throttle';
 
 /** Everything `createEngine` accepts; all optional. */
@@ -26,6 +26,8 @@ export interface EngineOptions {
   redact?: readonly string[];
   /** How many cache keys are kept; the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
+  /** How long (ms) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
+  storeTimeout?: number;
 }
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
@@ -59,7 +61,10 @@ export interface Engine extends StitchEngineLike {
 /** Creates an isolated engine; tests and apps that want isolation make their own. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const clock = options.clock ?? createRealClock();
-  const store = options.store ?? createMemoryStore(() => clock.now());
+  // The memory store answers at once; only a store of the user's (networked, say) may hang.
+  const store = options.store
+    ? boundedStore(options.store, clock.schedule, options.storeTimeout ?? 1_000)
+    : createMemoryStore(() => clock.now());
   const sinks =
     options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
   const configured = (options.redact ?? []).map((name) => name.toLowerCase());

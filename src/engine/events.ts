@@ -47,6 +47,8 @@ export type StitchEvent =
   | Event<'retry', { attempt: number; delay: number; error: ErrorSummary }>
   | Event<'timeout', { phase: TimeoutPhase; attempt: number; dispatched: boolean }>
   | Event<'circuit', { key: string; from: string; to: string }>
+  /** The store failed (threw or timed out) for the breaker `key`; the breaker failed open. */
+  | Event<'store', { key: string; error: string }>
   | Event<'cancel', { phase: CancelPhase; dispatched: boolean; reason: string; attempt: number }>
   | Event<'error', { error: ErrorSummary }>
   | Event<'success', { status: number | undefined }>

@@ -63,3 +63,38 @@ export function createMemoryStore(now: () => number = Date.now): Store {
     },
   };
 }
+
+/**
+ * Bounds every operation of `store` to `timeout` ms on `schedule`'s clock: a store that hangs
+ * rejects instead, so a caller (the breaker) can fail open rather than wait forever. The timer
+ * is cancelled as soon as the operation settles. An infinite `timeout` leaves `store` as it is.
+ */
+export function boundedStore(
+  store: Store,
+  schedule: (ms: number, callback: () => void) => () => void,
+  timeout: number,
+): Store {
+  if (!Number.isFinite(timeout)) return store;
+  const bound = <T>(operation: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const cancel = schedule(timeout, () =>
+        reject(new Error(`the store did not answer within ${timeout} ms`)),
+      );
+      operation().then(
+        (value) => {
+          cancel();
+          resolve(value);
+        },
+        (error: unknown) => {
+          cancel();
+          reject(error);
+        },
+      );
+    });
+  return {
+    get: (key) => bound(() => store.get(key)),
+    set: (key, value, ttl) => bound(() => store.set(key, value, ttl)),
+    delete: (key) => bound(() => store.delete(key)),
+    update: (key, transition, ttl) => bound(() => store.update(key, transition, ttl)),
+  };
+}

@@ -296,8 +296,9 @@ describe('store contract', () => {
       prober: [],
       bystander: [],
     };
-    const listen = (who: keyof typeof heard) => (x: CircuitTransition) =>
-      heard[who].push(`${x.from}→${x.to}`);
+    const listen = (who: keyof typeof heard) => ({
+      transition: (x: CircuitTransition) => heard[who].push(`${x.from}→${x.to}`),
+    });
     const opener = await t.circuit.admit(t.key, consecutive, listen('opener'));
     if (opener.admitted) await opener.admission.record('failure');
     await t.clock.advance(10_000);

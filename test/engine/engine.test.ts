@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { createEngine, type StitchEvent, stitch } from '../../src/index';
+import { createEngine, type StitchEvent, type Store, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 
@@ -162,5 +162,46 @@ describe('createEngine', () => {
     } finally {
       fetch.mockRestore();
     }
+  });
+});
+
+describe('an unreachable store', () => {
+  const broken = (get: () => Promise<never>): Store => ({
+    get,
+    set: get,
+    delete: get,
+    update: get,
+  });
+
+  it('a store that throws: the breaker fails open, the run is served, and the run says so', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({
+      fetch,
+      store: broken(() => Promise.reject(new Error('ECONNREFUSED redis'))),
+    });
+    const run = stitch({ name: uniqueKey('store-down'), url: 'https://api.test/x' })(undefined, { engine });
+    await expect(run).resolves.toEqual({ ok: true });
+    expect(calls).toHaveLength(1);
+    const store = (await run.report()).events.find((event) => event.type === 'store');
+    expect(store).toMatchObject({ key: 'https://api.test', error: 'ECONNREFUSED redis' });
+  });
+
+  it('a store that hangs is given up on after storeTimeout, and nothing is left pending', async () => {
+    const { fetch, calls } = stubFetch();
+    const clock = createManualClock();
+    const engine = createEngine({
+      fetch,
+      clock,
+      storeTimeout: 250,
+      store: broken(() => new Promise<never>(() => {})),
+    });
+    const run = stitch({ name: uniqueKey('store-hangs'), url: 'https://api.test/x' })(undefined, { engine });
+    await clock.untilPending();
+    expect(calls).toHaveLength(0);
+    await clock.advance(250);
+    await expect(run).resolves.toEqual({ ok: true });
+    expect(calls).toHaveLength(1);
+    expect((await run.report()).events.map((event) => event.type)).toContain('store');
+    expect(clock.pending()).toBe(0);
   });
 });
