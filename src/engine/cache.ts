@@ -127,9 +127,12 @@ export function createCache(clock: Clock, maxEntries: number) {
     freshness(key: string, policy: CachePolicy<never>): 'fresh' | 'stale' | 'none' {
       const { updatedAt, data } = entries.get(key)?.snapshot ?? EMPTY;
       if (updatedAt === undefined || data === undefined) return 'none';
+      // Data stamped in the future (a server clock ahead of this one) has a negative age: only a
+      // positive ttl or window can make it servable, never a zero one.
       const age = clock.now() - updatedAt;
-      if (age < policy.ttl) return 'fresh';
-      return age < policy.ttl + policy.staleWhileRevalidate ? 'stale' : 'none';
+      if (policy.ttl > 0 && age < policy.ttl) return 'fresh';
+      const stale = policy.staleWhileRevalidate > 0 && age < policy.ttl + policy.staleWhileRevalidate;
+      return stale ? 'stale' : 'none';
     },
     store: (key: string, data: unknown) => change(key, { data, updatedAt: clock.now(), error: undefined }),
     fail: (key: string, error: StitchError) => change(key, { error }),

@@ -126,7 +126,9 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     const { key } = goal;
     if (key === undefined) return;
     const { updatedAt } = engine.getSnapshot(key);
-    if (!revalidate && updatedAt !== undefined && engine.clock.now() - updatedAt < goal.staleTime) {
+    const fresh =
+      goal.staleTime > 0 && updatedAt !== undefined && engine.clock.now() - updatedAt < goal.staleTime;
+    if (!revalidate && fresh) {
       settle(key, null);
       return;
     }

@@ -10,6 +10,7 @@ export interface StitchScopeProps {
 
 interface ScopeState {
   readonly key: unknown;
+  readonly parent: AbortSignal | undefined;
   readonly controller: AbortController;
   mounted: boolean;
 }
@@ -26,8 +27,10 @@ export function StitchScope({ resetKey, children }: StitchScopeProps) {
   const parent = useContext(ScopeContext);
   const state = useRef<ScopeState | undefined>(undefined);
   // A new key gets a new controller at render; the old one is aborted once the change commits.
-  if (!state.current || !Object.is(state.current.key, resetKey)) {
-    state.current = { key: resetKey, controller: new AbortController(), mounted: false };
+  // So does a parent's reset (a new parent signal): the parent aborts its old signal only after
+  // this scope has stopped listening to it, so following it by its abort alone would miss it.
+  if (!state.current || !Object.is(state.current.key, resetKey) || state.current.parent !== parent) {
+    state.current = { key: resetKey, parent, controller: new AbortController(), mounted: false };
   }
   const current = state.current;
 

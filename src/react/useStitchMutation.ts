@@ -11,7 +11,10 @@ export interface MutationResult<TData, TInput extends StitchInput> {
   status: MutationStatus;
   data: TData | undefined;
   error: StitchError | null;
-  /** The idempotency key of the current intent: kept across re-issues until success or `reset()`. */
+  /**
+   * The idempotency key of the current intent: kept across re-issues until success or `reset()`.
+   * Sent with a stitch that has `idempotency: true`; one with `keyOf` sends its own key instead.
+   */
   idempotencyKey: string;
   /** Sends the write; the outcome lands in `status`, `data` and `error`. */
   mutate(input?: TInput): void;
@@ -73,7 +76,12 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
       inFlight.current = controller;
       const link = linkSignals(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
-      const result = await stitch(input, { engine, signal: link.signal, idempotencyKey }).safe();
+      // The intent's key goes only where the stitch asks for one and does not derive its own:
+      // a `keyOf` key must win, and a write that never asked for a key must not get one (a
+      // keyed write is retried).
+      const policy = stitch.definition.idempotency;
+      const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
+      const result = await stitch(input, { engine, signal: link.signal, ...owned }).safe();
       link.dispose();
       if (inFlight.current !== controller) {
         if (result.ok) return result.data;

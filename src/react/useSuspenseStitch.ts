@@ -17,6 +17,8 @@ export interface UseSuspenseStitchOptions {
 /** One suspended read: the request it holds and when it counts as abandoned. */
 interface Lease {
   readonly result: Promise<SafeResult<unknown>>;
+  /** The `StitchScope` signal it was started under. */
+  readonly scope: AbortSignal | undefined;
   settled: SafeResult<unknown> | undefined;
   cancelTimer: () => void;
 }
@@ -43,15 +45,26 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const byKey = leases.get(engine) ?? new Map<string, Lease>();
   leases.set(engine, byKey);
   let lease = byKey.get(key);
-  if (lease?.settled) {
-    byKey.delete(key);
+  const outcome = lease?.settled;
+  if (lease && outcome) {
+    const spent = lease;
+    // A scope reset is not this read's failure: like `useStitch`, it restarts on the new scope.
+    const reset = spent.scope !== scope && spent.scope?.aborted === true;
     // A success is in the snapshot by now; only a failure is left to report.
-    if (!lease.settled.ok) throw lease.settled.error;
+    if (!outcome.ok && !reset) {
+      // Kept until React's own synchronous retry of this failed render has seen it too: a retry
+      // that found no lease would send the request again instead of reaching the error boundary.
+      queueMicrotask(() => {
+        if (byKey.get(key) === spent) byKey.delete(key);
+      });
+      throw outcome.error;
+    }
+    byKey.delete(key);
   }
   if (!lease || lease.settled) {
     const link = linkSignals(options.signal, scope);
     const result = stitch(input, { engine, signal: link.signal }).safe();
-    const started: Lease = { result, settled: undefined, cancelTimer: () => {} };
+    const started: Lease = { result, scope, settled: undefined, cancelTimer: () => {} };
     result.then((settled) => {
       started.settled = settled;
       started.cancelTimer();

@@ -105,3 +105,12 @@ describe('normalizeCache', () => {
     expect(() => normalizeCache(Number.NaN, true, 's')).toThrow(expect.objectContaining({ field: 'cache' }));
   });
 });
+
+describe('clock skew', () => {
+  it('data stamped in the future is never fresh under ttl 0, and fresh under a positive ttl', () => {
+    const client = createCache(createManualClock(1_000), 10);
+    client.hydrate({ version: 1, entries: [['k', 'from a server 5 s ahead', 6_000]] });
+    expect(client.freshness('k', { ttl: 0, staleWhileRevalidate: 0, scope: undefined })).toBe('none');
+    expect(client.freshness('k', { ttl: 1, staleWhileRevalidate: 0, scope: undefined })).toBe('fresh');
+  });
+});

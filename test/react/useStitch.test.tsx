@@ -1,0 +1,459 @@
+/**
+ * SPEC §3, `useStitch`: each mounted hook is one coalescer reference; unmounting or re-keying
+ * lets go of that reference only (the socket closes when it was the last); StrictMode sends one
+ * request; an external signal or `cancel(reason)` shows as this hook's error with its reason
+ * intact; idle inputs send nothing. End to end against the real vendor's ledger.
+ */
+import { act, render, renderHook, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { type StitchInput, stitch } from '../../src/index';
+import { type QueryResult, skipToken, useStitch } from '../../src/react/index';
+import { uniqueKey } from '../helpers/keys';
+import type { Vendor } from '../helpers/vendor';
+import { EffectProbe, flushMicrotasks, type Recorder, recorder, setup } from './harness';
+import { ada, Reader, type User, type UserStitch, userStitch } from './users';
+
+/** Two readers of user 7, either of which may be left out. */
+function Pair({
+  getUser,
+  a,
+  b,
+}: {
+  getUser: UserStitch;
+  a?: Recorder<QueryResult<User>>;
+  b?: Recorder<QueryResult<User>>;
+}) {
+  return (
+    <>
+      {a && <Reader getUser={getUser} shown={a} testId="a" />}
+      {b && <Reader getUser={getUser} shown={b} testId="b" />}
+    </>
+  );
+}
+
+describe('one reference per mounted hook', () => {
+  it('two components on one key send one request; unmounting one leaves the other its data', async () => {
+    const { vendor, engine, trace, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = { a: recorder<QueryResult<User>>(), b: recorder<QueryResult<User>>() };
+    const { rerender } = render(<Pair getUser={getUser} a={shown.a} b={shown.b} />, { wrapper });
+    await vendor.arrival(1);
+    expect(trace.events.filter((event) => event.type === 'request')).toHaveLength(1);
+
+    // `a` unmounts while the vendor holds the request: its reference goes, the request stays.
+    const cancelled = trace.next((event) => event.type === 'cancel');
+    rerender(<Pair getUser={getUser} b={shown.b} />);
+    expect(await cancelled).toMatchObject({ type: 'cancel', phase: 'in-flight', dispatched: true });
+    expect(vendor.ledger[0]).toMatchObject({ answered: false, hungUp: false });
+
+    await answer(1, { body: ada });
+    expect(screen.getByTestId('b').textContent).toBe('success Ada');
+    expect(shown.b.last).toMatchObject({ status: 'success', data: ada, error: null, isFetching: false });
+    await expect(vendor.hangUp(1)).rejects.toThrow('was answered, not hung up');
+    expect(vendor.requests()).toBe(1);
+    // The unmount was never shown as an error, in either component.
+    expect([...shown.a.renders, ...shown.b.renders].map((q) => q.status)).not.toContain('error');
+    expect(engine.getSnapshot(engine.keyOf(getUser, { params: { id: 7 } }) as string).data).toEqual(ada);
+  });
+
+  it('unmounting the last reader while the vendor holds closes the socket, and caches nothing', async () => {
+    const { vendor, engine, clock, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Pair getUser={getUser} a={recorder()} b={recorder()} />, { wrapper });
+    await vendor.arrival(1);
+
+    rerender(<Pair getUser={getUser} />);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    expect(vendor.requests()).toBe(1);
+    const key = engine.keyOf(getUser, { params: { id: 7 } }) as string;
+    expect(engine.getSnapshot(key)).toMatchObject({ data: undefined, fetching: false });
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('typing into a search box', () => {
+  interface Hits {
+    q: string;
+    hits: string[];
+  }
+  interface SearchInput extends StitchInput {
+    query: { q: string };
+  }
+  const word = 'stitches';
+  const prefixes = [...word].map((_, i) => word.slice(0, i + 1));
+  const hitsFor = (q: string): Hits => ({ q, hits: [`${q}-1`, `${q}-2`] });
+
+  /** A search read with the default retry and breaker, as an app would configure it. */
+  const searchStitch = (vendor: Vendor) =>
+    stitch<Hits, SearchInput>({ name: uniqueKey('search'), url: vendor.url('/search') });
+
+  it('eight keystrokes on a slow vendor: only the last request completes, the breaker stays closed', async () => {
+    const { vendor, engine, trace, wrapper, answer } = await setup();
+    const search = searchStitch(vendor);
+    const statuses: string[] = [];
+    const { result, rerender } = renderHook(
+      ({ q }: { q: string }) => {
+        const hook = useStitch(search, { query: { q } });
+        statuses.push(hook.status);
+        return hook;
+      },
+      { wrapper, initialProps: { q: 's' } },
+    );
+
+    for (const [index, q] of prefixes.entries()) {
+      if (index > 0) rerender({ q });
+      // Each keystroke's request reaches the vendor before the next key, so each one has a socket to close.
+      expect((await vendor.arrival(index + 1)).query.get('q')).toBe(q);
+      expect(result.current).toMatchObject({ status: 'pending', data: undefined, error: null });
+    }
+    for (let n = 1; n < prefixes.length; n++) {
+      expect(await vendor.hangUp(n)).toMatchObject({ hungUp: true, answered: false });
+    }
+
+    await answer(prefixes.length, { body: hitsFor(word) });
+    expect(result.current).toMatchObject({ status: 'success', data: hitsFor(word), error: null });
+    expect(vendor.ledger.map((entry) => entry.query.get('q'))).toEqual(prefixes);
+    expect(vendor.ledger.map((entry) => entry.answered)).toEqual(prefixes.map((q) => q === word));
+    // Each re-key released the previous reference, named as superseded; none was shown.
+    const reasons = trace.events.flatMap((event) => (event.type === 'cancel' ? [event.reason] : []));
+    expect(reasons).toHaveLength(prefixes.length - 1);
+    for (const reason of reasons) expect(reason).toMatch(/^Superseded/);
+    expect(statuses).not.toContain('error');
+    expect(await engine.circuitState(new URL(vendor.origin).origin)).toMatchObject({
+      state: 'closed',
+      failures: 0,
+    });
+  });
+
+  it('a backspace back to a key whose request it aborted never shows that abort', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const search = searchStitch(vendor);
+    const statuses: string[] = [];
+    const { result, rerender } = renderHook(
+      ({ q }: { q: string }) => {
+        const hook = useStitch(search, { query: { q } });
+        statuses.push(hook.status);
+        return hook;
+      },
+      { wrapper, initialProps: { q: 's' } },
+    );
+    await vendor.arrival(1);
+    rerender({ q: 'st' });
+    await vendor.arrival(2);
+    await vendor.hangUp(1);
+    // Let the aborted run for 's' settle before the user goes back to 's'.
+    await act(flushMicrotasks);
+
+    rerender({ q: 's' });
+    expect(statuses).not.toContain('error');
+    expect(result.current).toMatchObject({ status: 'pending', error: null });
+    expect((await vendor.arrival(3)).query.get('q')).toBe('s');
+    await vendor.hangUp(2);
+    await answer(3, { body: hitsFor('s') });
+    expect(result.current).toMatchObject({ status: 'success', data: hitsFor('s') });
+    expect(statuses).not.toContain('error');
+  });
+
+  it('with debounce, re-keys inside the window send nothing: one request, for the last key', async () => {
+    const { vendor, clock, trace, wrapper, answer } = await setup();
+    const search = searchStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ q }: { q: string }) => useStitch(search, { query: { q } }, { debounce: 300 }),
+      { wrapper, initialProps: { q: 's' } },
+    );
+    for (const q of prefixes.slice(1)) {
+      await act(() => clock.advance(299));
+      rerender({ q });
+      expect(result.current.status).toBe('pending');
+    }
+    await act(() => clock.advance(299));
+    expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(0);
+
+    await act(() => clock.advance(1));
+    expect((await vendor.arrival(1)).query.get('q')).toBe(word);
+    await answer(1, { body: hitsFor(word) });
+    expect(result.current).toMatchObject({ status: 'success', data: hitsFor(word) });
+    expect(vendor.requests()).toBe(1);
+    expect(trace.events.filter((event) => event.type === 'request')).toHaveLength(1);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('an unmount inside the debounce window sends nothing and leaves no timer', async () => {
+    const { vendor, clock, trace, wrapper } = await setup();
+    const search = searchStitch(vendor);
+    const { unmount } = renderHook(() => useStitch(search, { query: { q: 's' } }, { debounce: 300 }), {
+      wrapper,
+    });
+    await act(() => clock.advance(100));
+    expect(clock.pending()).toBe(1);
+    unmount();
+    await act(flushMicrotasks);
+    expect(clock.pending()).toBe(0);
+    await act(() => clock.advance(1_000));
+    expect(trace.events).toHaveLength(0);
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('with keepPrevious, the previous results stay on screen as a placeholder until new data arrives', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const search = searchStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ q }: { q: string }) => useStitch(search, { query: { q } }, { keepPrevious: true }),
+      { wrapper, initialProps: { q: 's' } },
+    );
+    await vendor.arrival(1);
+    expect(result.current).toMatchObject({ status: 'pending', data: undefined, isPlaceholder: false });
+    await answer(1, { body: hitsFor('s') });
+    expect(result.current).toMatchObject({ status: 'success', data: hitsFor('s'), isPlaceholder: false });
+
+    for (const [index, q] of prefixes.slice(1, 4).entries()) {
+      rerender({ q });
+      expect(result.current).toMatchObject({ status: 'pending', data: hitsFor('s'), isPlaceholder: true });
+      await vendor.arrival(index + 2);
+    }
+    await vendor.hangUp(2);
+    await vendor.hangUp(3);
+    await answer(4, { body: hitsFor('stit') });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: hitsFor('stit'),
+      isPlaceholder: false,
+      isFetching: false,
+    });
+  });
+});
+
+describe('StrictMode', () => {
+  it('a mount sends exactly one request and never renders an error', async () => {
+    const { vendor, trace, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const effects = { count: 0 };
+    render(
+      <>
+        <EffectProbe runs={effects} />
+        <Reader getUser={getUser} shown={shown} testId="user" />
+      </>,
+      { wrapper, reactStrictMode: true },
+    );
+    expect(effects.count).toBe(2); // the simulated unmount and remount did happen
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+
+    expect(screen.getByTestId('user').textContent).toBe('success Ada');
+    expect(vendor.requests()).toBe(1);
+    expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
+    // The simulated unmount released nothing: no run was cancelled.
+    expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(0);
+    const statuses = shown.renders.map((q) => q.status);
+    expect(statuses).not.toContain('error');
+    expect(statuses.at(-1)).toBe('success');
+  });
+});
+
+describe('cancellation the caller asked for', () => {
+  function twoReaders(getUser: UserStitch, signal?: AbortSignal) {
+    const shown = { a: recorder<QueryResult<User>>(), b: recorder<QueryResult<User>>() };
+    const ui = (
+      <>
+        <Reader getUser={getUser} shown={shown.a} options={signal ? { signal } : {}} />
+        <Reader getUser={getUser} shown={shown.b} />
+      </>
+    );
+    return { shown, ui };
+  }
+
+  it('an external signal aborting shows as that hook error, reason intact; the other hook gets the data', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const route = new AbortController();
+    const { shown, ui } = twoReaders(getUser, route.signal);
+    render(ui, { wrapper });
+    await vendor.arrival(1);
+
+    const reason = new Error('user navigated away');
+    await act(async () => {
+      route.abort(reason);
+      await flushMicrotasks();
+    });
+    const { error } = shown.a.last;
+    expect(shown.a.last.status).toBe('error');
+    expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', message: 'user navigated away' });
+    expect(error?.cause).toBe(reason);
+    expect(shown.b.last).toMatchObject({ status: 'pending', error: null });
+    expect(vendor.ledger[0]).toMatchObject({ answered: false, hungUp: false });
+
+    await answer(1, { body: ada });
+    expect(shown.b.last).toMatchObject({ status: 'success', data: ada, error: null });
+    expect(shown.a.last.status).toBe('error');
+    expect(shown.a.last.error?.cause).toBe(reason);
+    expect(vendor.requests()).toBe(1);
+    expect(shown.b.renders.map((q) => q.status)).not.toContain('error');
+  });
+
+  it('q.cancel(reason) does the same for the hook that calls it', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { shown, ui } = twoReaders(getUser);
+    render(ui, { wrapper });
+    await vendor.arrival(1);
+
+    const reason = { why: 'the user pressed stop' };
+    await act(async () => {
+      shown.a.last.cancel(reason);
+      await flushMicrotasks();
+    });
+    expect(shown.a.last).toMatchObject({ status: 'error', error: { kind: 'aborted', dispatched: true } });
+    expect(shown.a.last.error?.cause).toBe(reason);
+    expect(shown.b.last).toMatchObject({ status: 'pending', error: null });
+
+    await answer(1, { body: ada });
+    expect(shown.b.last).toMatchObject({ status: 'success', data: ada });
+    expect(shown.a.last.error?.cause).toBe(reason);
+    await expect(vendor.hangUp(1)).rejects.toThrow('was answered, not hung up');
+  });
+
+  it('a cancel by the only reader closes the socket', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const { result } = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    await vendor.arrival(1);
+    const reason = new Error('stop');
+    await act(async () => {
+      result.current.cancel(reason);
+      await flushMicrotasks();
+    });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+  });
+});
+
+describe('render counts', () => {
+  it('a hook re-renders only when what it returns changed', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const renders = { 7: recorder<QueryResult<User>>(), 8: recorder<QueryResult<User>>() };
+    render(
+      <>
+        <Reader getUser={getUser} id={7} shown={renders[7]} />
+        <Reader getUser={getUser} id={8} shown={renders[8]} />
+      </>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await vendor.arrival(2);
+    const seven = vendor.ledger.findIndex((entry) => entry.path === '/users/7') + 1;
+    const eight = 3 - seven;
+    // The first render (nothing fetching yet), then one when the request starts.
+    expect(renders[7].renders.map(({ status, isFetching }) => [status, isFetching])).toEqual([
+      ['pending', false],
+      ['pending', true],
+    ]);
+
+    await answer(seven, { body: ada });
+    expect(renders[7].renders).toHaveLength(3);
+    expect(renders[7].last).toMatchObject({ status: 'success', data: ada, isFetching: false });
+
+    // Another key's data and fetching flag change: this hook does not render.
+    const eightCount = renders[8].renders.length;
+    await answer(eight, { body: { id: 8, name: 'Grace' } });
+    expect(renders[8].renders.length).toBe(eightCount + 1);
+    expect(renders[7].renders).toHaveLength(3);
+    // Every render showed something new.
+    for (const list of [renders[7].renders, renders[8].renders]) {
+      for (let i = 1; i < list.length; i++) expect(list[i]).not.toBe(list[i - 1]);
+    }
+  });
+
+  it('a second reader joining the same key does not re-render the first', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const first = recorder<QueryResult<User>>();
+    const { rerender } = render(<Reader getUser={getUser} shown={first} />, { wrapper });
+    await vendor.arrival(1);
+    const before = first.renders.length;
+    rerender(
+      <>
+        <Reader getUser={getUser} shown={first} />
+        <Reader getUser={getUser} />
+      </>,
+    );
+    // The parent's re-render rendered the first reader once, with the same result object; the
+    // second reader's join did not render it again.
+    expect(first.renders.length).toBe(before + 1);
+    expect(first.last).toBe(first.renders[before - 1]);
+    await answer(1, { body: ada });
+    expect(first.last).toMatchObject({ status: 'success', data: ada });
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
+describe('idle inputs and refetch', () => {
+  it('skipToken, null and enabled: false stay idle and send nothing', async () => {
+    const { vendor, trace, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const skipped = renderHook(() => useStitch(getUser, skipToken), { wrapper });
+    const nulled = renderHook(() => useStitch(getUser, null), { wrapper });
+    const disabled = renderHook(
+      ({ enabled }: { enabled: boolean }) => useStitch(getUser, { params: { id: 7 } }, { enabled }),
+      { wrapper, initialProps: { enabled: false } },
+    );
+    await act(flushMicrotasks);
+    for (const { result } of [skipped, nulled, disabled]) {
+      expect(result.current).toMatchObject({
+        status: 'idle',
+        data: undefined,
+        error: null,
+        isFetching: false,
+      });
+    }
+    expect(trace.events).toHaveLength(0);
+    expect(vendor.requests()).toBe(0);
+
+    // Enabling it starts the read.
+    disabled.rerender({ enabled: true });
+    expect(disabled.result.current).toMatchObject({ status: 'pending', isFetching: true });
+    expect((await vendor.arrival(1)).path).toBe('/users/7');
+    expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
+  });
+
+  it('disabling a hook while its request is out releases it: the socket closes', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ enabled }: { enabled: boolean }) => useStitch(getUser, { params: { id: 7 } }, { enabled }),
+      { wrapper, initialProps: { enabled: true } },
+    );
+    await vendor.arrival(1);
+    rerender({ enabled: false });
+    expect(result.current).toMatchObject({ status: 'idle', error: null });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'idle', error: null });
+  });
+
+  it('refetch() sends a new request even when the data is cached', async () => {
+    const { vendor, trace, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor, { ttl: 60_000 });
+    const first = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    expect(first.result.current).toMatchObject({ status: 'success', data: ada });
+
+    // A second reader is served from the cache: no request.
+    const second = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    await act(flushMicrotasks);
+    expect(second.result.current).toMatchObject({ status: 'success', data: ada, isFetching: false });
+    expect(trace.events.filter((event) => event.type === 'cache')).toHaveLength(1);
+    expect(trace.events.filter((event) => event.type === 'request')).toHaveLength(1);
+
+    act(() => first.result.current.refetch());
+    expect(first.result.current).toMatchObject({ status: 'success', data: ada, isFetching: true });
+    expect((await vendor.arrival(2)).path).toBe('/users/7');
+    const renamed = { ...ada, name: 'Ada L.' };
+    await answer(2, { body: renamed });
+    expect(first.result.current).toMatchObject({ status: 'success', data: renamed, isFetching: false });
+    expect(second.result.current).toMatchObject({ status: 'success', data: renamed });
+    expect(vendor.requests()).toBe(2);
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * SPEC §3, `useStitchMutation`: one idempotency key per user intent. After an ambiguous failure
+ * (the user cancelled after the write left), re-issuing the same intent reuses the key, so the
+ * vendor sees a duplicate, not a second charge; `reset()` or a success starts a new intent.
+ */
+import { act, renderHook } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { type IdempotencyOptions, type StitchInput, stitch } from '../../src/index';
+import { useStitchMutation } from '../../src/react/index';
+import { uniqueKey } from '../helpers/keys';
+import type { LedgerEntry, Reply, Vendor } from '../helpers/vendor';
+import { answered, flushMicrotasks, setup } from './harness';
+
+interface Order {
+  orderId: string;
+  amount: number;
+}
+
+interface Charge extends Order {
+  id: string;
+}
+
+interface ChargeInput extends StitchInput {
+  body: Order;
+}
+
+const order: ChargeInput = { body: { orderId: 'order-42', amount: 1_999 } };
+const another: ChargeInput = { body: { orderId: 'order-43', amount: 500 } };
+
+/**
+ * A payment vendor that charges once per `Idempotency-Key`: the first request with a key creates a
+ * charge, a later one replays it. Requests whose number is in `slow` are charged at once but held,
+ * so the client can give up after the charge went through.
+ */
+async function paymentVendor() {
+  const charges = new Map<string, Charge>();
+  const slow = new Set<number>();
+  const harness = await setup({
+    respond(entry: LedgerEntry): Reply {
+      const key = entry.headers['idempotency-key'];
+      if (typeof key !== 'string') return { status: 400, body: { error: 'Idempotency-Key required' } };
+      const replayed = charges.get(key);
+      if (replayed) return { status: 200, headers: { 'idempotent-replayed': 'true' }, body: replayed };
+      const charge: Charge = { id: `ch_${charges.size + 1}`, ...(JSON.parse(entry.body) as Order) };
+      charges.set(key, charge);
+      return slow.has(entry.n) ? 'hold' : { status: 201, body: charge };
+    },
+  });
+  return { ...harness, charges, slow };
+}
+
+function chargeStitch(vendor: Vendor, idempotency: IdempotencyOptions<ChargeInput> = true) {
+  return stitch<Charge, ChargeInput>({
+    name: uniqueKey('charge'),
+    method: 'POST',
+    url: vendor.url('/charges'),
+    idempotency,
+  });
+}
+
+/** The Idempotency-Key each request carried, in arrival order. */
+const keysSent = (vendor: Vendor) => vendor.ledger.map((entry) => entry.headers['idempotency-key']);
+
+describe('one idempotency key per intent', () => {
+  it('a write cancelled after it left is re-issued with the same key: the vendor charges once', async () => {
+    const { vendor, wrapper, settle, charges, slow } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    slow.add(1);
+
+    act(() => result.current.mutate(order));
+    expect(result.current.status).toBe('pending');
+    const first = await vendor.arrival(1);
+    const key = first.headers['idempotency-key'];
+    expect(key).toBe(result.current.idempotencyKey);
+
+    const reason = new Error('the user closed the dialog');
+    await act(async () => {
+      result.current.cancel(reason);
+      await flushMicrotasks();
+    });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: undefined,
+      error: { kind: 'aborted', name: 'AbortError', dispatched: true, ambiguous: true, idempotencyKey: key },
+    });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(charges.size).toBe(1);
+
+    // The user tries again: the same intent, the same key; the vendor replays the charge.
+    await settle(() => result.current.mutate(order));
+    expect(result.current).toMatchObject({
+      status: 'success',
+      error: null,
+      data: { id: 'ch_1', ...order.body },
+    });
+    expect(keysSent(vendor)).toEqual([key, key]);
+    expect(charges.size).toBe(1);
+
+    // A success ends the intent: the next write is a new one, with a new key.
+    expect(result.current.idempotencyKey).not.toBe(key);
+    await settle(() => result.current.mutate(another));
+    expect(result.current).toMatchObject({ status: 'success', data: { id: 'ch_2', ...another.body } });
+    const third = keysSent(vendor)[2];
+    expect(third).toEqual(expect.any(String));
+    expect(third).not.toBe(key);
+    expect(charges.size).toBe(2);
+  });
+
+  it('reset() starts a new intent: the next write sends a new key', async () => {
+    const { vendor, wrapper, settle, charges, slow } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    slow.add(1);
+
+    act(() => result.current.mutate(order));
+    const key = (await vendor.arrival(1)).headers['idempotency-key'];
+    await act(async () => {
+      result.current.cancel(new Error('cancelled'));
+      await flushMicrotasks();
+    });
+    expect(result.current.status).toBe('error');
+
+    act(() => result.current.reset());
+    expect(result.current).toMatchObject({ status: 'idle', data: undefined, error: null });
+    expect(result.current.idempotencyKey).not.toBe(key);
+
+    await settle(() => result.current.mutate(order));
+    expect(result.current).toMatchObject({ status: 'success', data: { id: 'ch_2' } });
+    const keys = keysSent(vendor);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toEqual(expect.any(String));
+    expect(keys[1]).not.toBe(key);
+    expect(charges.size).toBe(2);
+  });
+
+  it('a key the stitch derives itself (keyOf) is the one sent, across intents', async () => {
+    const { vendor, wrapper, settle, charges } = await paymentVendor();
+    const charge = chargeStitch(vendor, { keyOf: (input) => `order:${input.body.orderId}` });
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    for (let round = 0; round < 2; round++) {
+      await settle(() => result.current.mutate(order));
+      expect(result.current).toMatchObject({ status: 'success', data: { id: 'ch_1' } });
+    }
+    expect(keysSent(vendor)).toEqual(['order:order-42', 'order:order-42']);
+    expect(charges.size).toBe(1);
+  });
+
+  it('a write whose stitch asks for no key sends none, and is not retried', async () => {
+    const { vendor, trace, wrapper } = await setup({
+      respond: () => ({ status: 503, body: { error: 'busy' } }),
+    });
+    const charge = stitch<Charge, ChargeInput>({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/charges'),
+    });
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    const settled = trace.next(answered);
+    act(() => result.current.mutate(order));
+    expect((await vendor.arrival(1)).headers['idempotency-key']).toBeUndefined();
+    await act(async () => {
+      await settled;
+      await flushMicrotasks();
+    });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      error: { kind: 'http', status: 503, attempts: 1 },
+    });
+    expect(vendor.requests()).toBe(1);
+    expect(vendor.ledger[0]?.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('the write in flight', () => {
+  it('a second mutate supersedes the first: only the latest outcome is shown', async () => {
+    const { vendor, wrapper, settle, slow } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    slow.add(1);
+    act(() => result.current.mutate(order));
+    await vendor.arrival(1);
+    await settle(() => result.current.mutate(order));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(result.current).toMatchObject({ status: 'success', data: { id: 'ch_1' }, error: null });
+    expect(keysSent(vendor)[0]).toBe(keysSent(vendor)[1]);
+  });
+
+  it('mutateAsync resolves with the data and rejects with the StitchError', async () => {
+    const { vendor, wrapper, slow } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    let data: Promise<Charge> | undefined;
+    await act(async () => {
+      data = result.current.mutateAsync(order);
+      await data;
+    });
+    await expect(data).resolves.toMatchObject({ id: 'ch_1' });
+
+    slow.add(2);
+    let failed: Promise<Charge> | undefined;
+    act(() => {
+      failed = result.current.mutateAsync(another);
+      failed.catch(() => {});
+    });
+    await vendor.arrival(2);
+    const reason = new Error('stop');
+    await act(async () => {
+      result.current.cancel(reason);
+      await flushMicrotasks();
+    });
+    await expect(failed).rejects.toMatchObject({ kind: 'aborted', cause: reason });
+    expect(result.current.status).toBe('error');
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * SPEC §3, `useSuspenseStitch`: suspends while the data loads and shows it inside `<Suspense>`;
+ * a failure goes to the nearest error boundary; the suspended request is one reference, released
+ * (its socket closed) when the enclosing `StitchScope` resets or `signal` aborts.
+ */
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Component, type ReactNode, Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { isStitchError, type StitchError } from '../../src/index';
+import { StitchScope, useSuspenseStitch } from '../../src/react/index';
+import { flushMicrotasks, setup } from './harness';
+import { ada, type UserStitch, userStitch } from './users';
+
+/** Shows the error it caught, by kind. */
+class Boundary extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state: { error: unknown } = { error: null };
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+  override render() {
+    const { error } = this.state;
+    if (error === null) return this.props.children;
+    caught.push(error);
+    return (
+      <button type="button" onClick={() => this.setState({ error: null })}>
+        {isStitchError(error) ? `failed: ${error.kind}` : 'failed'}
+      </button>
+    );
+  }
+}
+
+let caught: unknown[] = [];
+
+beforeEach(() => {
+  caught = [];
+  // React reports every error a boundary catches on the console; the tests assert on the boundary.
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSignal }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id: 7 } }, signal ? { signal } : {});
+  return <p>{`user ${data.name}`}</p>;
+}
+
+/** The profile under a scope keyed by `path`, inside a boundary and a Suspense fallback. */
+function Routed({ getUser, path }: { getUser: UserStitch; path: string }) {
+  return (
+    <Boundary>
+      <StitchScope resetKey={path}>
+        <Suspense fallback={<p>loading</p>}>
+          <Profile getUser={getUser} />
+        </Suspense>
+      </StitchScope>
+    </Boundary>
+  );
+}
+
+describe('useSuspenseStitch', () => {
+  it('suspends, then shows the data', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>,
+      { wrapper },
+    );
+    expect(screen.getByText('loading')).toBeTruthy();
+    await vendor.arrival(1);
+
+    await answer(1, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(screen.queryByText('loading')).toBeNull();
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a failure goes to the error boundary, once; a retry from the boundary sends a new request', async () => {
+    const { vendor, trace, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <Profile getUser={getUser} />
+        </Suspense>
+      </Boundary>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+
+    await answer(1, { status: 404, body: { error: 'no such user' } });
+    expect(screen.getByText('failed: http')).toBeTruthy();
+    expect(caught[0]).toMatchObject({ kind: 'http', status: 404 });
+    // React's own retry of the failed render did not send the request again.
+    expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
+
+    act(() => fireEvent.click(screen.getByText('failed: http')));
+    expect(screen.getByText('loading')).toBeTruthy();
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('an abort of its signal reaches the error boundary with the reason intact, and closes the socket', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const route = new AbortController();
+    render(
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <Profile getUser={getUser} signal={route.signal} />
+        </Suspense>
+      </Boundary>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    const reason = new Error('user navigated away');
+    await act(async () => {
+      route.abort(reason);
+      await flushMicrotasks();
+    });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(screen.getByText('failed: aborted')).toBeTruthy();
+    expect((caught[0] as StitchError).cause).toBe(reason);
+  });
+
+  it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Routed getUser={getUser} path="/a" />, { wrapper });
+    await vendor.arrival(1);
+
+    await act(async () => {
+      rerender(<Routed getUser={getUser} path="/b" />);
+      await flushMicrotasks();
+    });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    await act(flushMicrotasks);
+    // The reset is not this read's failure: it suspends again, on a new request.
+    expect(caught).toEqual([]);
+    expect(screen.getByText('loading')).toBeTruthy();
+    expect(await vendor.arrival(2)).toMatchObject({ path: '/users/7' });
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+  });
+});
