@@ -96,9 +96,9 @@ export function createCall(deps: CallDeps) {
       const requests = state?.requests ?? 0;
       const dispatched = requests > 0;
       const attempt = state?.attempts ?? 0;
-      run.emit({ type: 'cancel', phase, dispatched, reason: reasonMessage(reason), attempt });
+      const shared = reference?.release(reason) ?? false;
+      run.emit({ type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
       safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
-      reference?.release(reason);
       Object.assign(tally, { attempts: attempt, requests, status: state?.status });
       const error = new StitchError({
         kind: 'aborted',

@@ -22,9 +22,10 @@ export interface Reference<TData> {
   /**
    * Lets go of the execution (at once, for this caller only). When the last reference lets go
    * before the execution settled, its controller aborts with `reason`: the socket closes and the
-   * key is freed so the next caller starts afresh. Idempotent.
+   * key is freed so the next caller starts afresh. Idempotent. Returns true when other references
+   * keep the execution going (this release did not stop it).
    */
-  release(reason: unknown): void;
+  release(reason: unknown): boolean;
 }
 
 /** Starts an execution on a signal no caller owns, emitting to every reference. */
@@ -102,12 +103,14 @@ export function createCoalescer(): Coalescer {
         shared: entry.shared as SharedExecution<TData>,
         joined: existing !== undefined,
         release(reason) {
-          if (!held) return;
+          if (!held) return false;
           held = false;
           entry.listeners.delete(run);
-          if (entry.listeners.size > 0 || entry.settled) return;
+          if (entry.settled) return false;
+          if (entry.listeners.size > 0) return true;
           if (key !== undefined && entries.get(key) === entry) entries.delete(key);
           entry.controller.abort(reason);
+          return false;
         },
       };
     },

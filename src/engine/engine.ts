@@ -39,7 +39,11 @@ export type StitchLike<TData = unknown, TInput extends StitchInput = StitchInput
 export interface Engine extends StitchEngineLike {
   /** The engine's clock. */
   readonly clock: Clock;
-  /** The state of the breaker for `key` (a URL origin unless a stitch sets `circuit.key`). */
+  /**
+   * The stored state of the breaker for `key` (a URL origin unless a stitch sets `circuit.key`).
+   * An `open` breaker whose cooldown has passed reads `open` until the next call is let through
+   * as its half-open probe.
+   */
   circuitState(key: string): Promise<CircuitState>;
   /** The cache key of a read for `input`; `undefined` for a write. */
   keyOf<TInput extends StitchInput>(

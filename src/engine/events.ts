@@ -49,7 +49,14 @@ export type StitchEvent =
   | Event<'circuit', { key: string; from: string; to: string }>
   /** The store failed (threw or timed out) for the breaker `key`; the breaker failed open. */
   | Event<'store', { key: string; error: string }>
-  | Event<'cancel', { phase: CancelPhase; dispatched: boolean; reason: string; attempt: number }>
+  /**
+   * `dispatched`: a request had left the process. `shared`: other callers still hold that request,
+   * so it goes on (and its socket stays open); false when this cancel stopped it.
+   */
+  | Event<
+      'cancel',
+      { phase: CancelPhase; dispatched: boolean; shared: boolean; reason: string; attempt: number }
+    >
   | Event<'error', { error: ErrorSummary }>
   | Event<'success', { status: number | undefined }>
   | Event<'done', { outcome: RunOutcome; elapsed: number }>;

@@ -117,6 +117,11 @@ describe('two callers of one read share one request', () => {
     expect(hooks.onCancel).toHaveBeenCalledTimes(2);
     expect(hooks.onError).not.toHaveBeenCalled();
     expect(clock.pending()).toBe(0);
+    // The trace tells the two cancels apart: the first left the request to the other caller,
+    // the last one stopped it.
+    const cancelOf = (run: typeof leader) => run.events.find((event) => event.type === 'cancel');
+    expect(cancelOf(leader)).toMatchObject({ dispatched: true, shared: true });
+    expect(cancelOf(follower)).toMatchObject({ dispatched: true, shared: false });
   });
 });
 
