@@ -37,7 +37,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/react/**', 'test/**/*.dom.test.ts', 'test/browser/**'],
+          exclude: ['test/react/**', 'test/**/*.dom.test.ts', 'test/browser/**', 'test/e2e/**'],
         },
       },
       {
@@ -103,6 +103,16 @@ export default defineConfig({
           include: ['react', 'react/jsx-dev-runtime', 'react/jsx-runtime', 'react-dom', 'react-dom/client'],
         },
         test: { name: 'storybook', browser: inChromium() },
+      },
+      {
+        // The demo end to end: `npm start`'s server, driven by Debian's Chromium via playwright-core.
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
       },
     ],
   },

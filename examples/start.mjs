@@ -1,10 +1,11 @@
-// Serves the demo app with Vite on localhost and prints its URL.
-import { createServer } from 'vite';
+// `npm start`: serves the demo app and its vendor on one origin and prints the one URL to open.
+import { startDemo } from './serve.mjs';
 
-const server = await createServer({
-  root: new URL('./app/', import.meta.url).pathname,
-  server: { host: '127.0.0.1', port: Number(process.env.PORT ?? 5173) },
-  logLevel: 'warn',
-});
-await server.listen();
-console.log(`Stitch demo: ${server.resolvedUrls?.local[0]}`);
+const demo = await startDemo({ port: Number(process.env.PORT ?? 5173) });
+console.log(`Stitch demo: ${demo.url}`);
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    demo.close().finally(() => process.exit(0));
+  });
+}

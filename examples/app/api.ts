@@ -1,0 +1,92 @@
+import { type CircuitOptions, stitch } from '../../src/index';
+import type { Charge, Controls, SearchResult as Found, LedgerSnapshot, ReportRow } from '../vendor/index';
+
+export type { Controls, Endpoint, EndpointStats } from '../vendor/index';
+
+/**
+ * The demo vendor's endpoints as stitches. The vendor is mounted on this page's own origin, under
+ * `/api`, by `npm start`.
+ */
+const baseUrl = window.location.origin;
+
+/** The breaker the vendor's search calls count against, kept short so the demo can show a cycle. */
+export const VENDOR_BREAKER = { key: 'demo-vendor', failures: 3, cooldown: 5_000 } satisfies CircuitOptions;
+
+/** `GET /api/search`: the query echoed, the total found and the best-ranked `limit`. */
+export type SearchResult = Found & { query: string };
+
+export type SearchInput = { query: { q: string; limit?: number } };
+
+/** Search-as-you-type. No retry: each 503 shows once, and the breaker page can count them. */
+export const search = stitch<SearchResult, SearchInput>({
+  name: 'search',
+  baseUrl,
+  url: '/api/search',
+  retry: false,
+  circuit: VENDOR_BREAKER,
+});
+
+/** The same endpoint for the breaker page, with a per-attempt deadline so a hung vendor fails too. */
+export const flakySearch = stitch<SearchResult, SearchInput>({
+  name: 'flaky-search',
+  baseUrl,
+  url: '/api/search',
+  retry: false,
+  timeout: { each: 3_000 },
+  circuit: VENDOR_BREAKER,
+});
+
+export interface Report {
+  id: string;
+  generatedAt: string;
+  rows: ReportRow[];
+}
+
+/** A slow report. */
+export const report = stitch<Report, { query: { id: string } }>({
+  name: 'report',
+  baseUrl,
+  url: '/api/report',
+  retry: false,
+});
+
+/** A slow upload-like write; without a key it is never retried. */
+export const upload = stitch<{ received: number }, { body: Blob }>({
+  name: 'upload',
+  baseUrl,
+  method: 'POST',
+  url: '/api/upload',
+});
+
+/** The vendor's answer to a charge: `duplicate` when the key had already made it. */
+export type ChargeAnswer = Charge & { duplicate: boolean };
+
+/** A charge. `idempotency: true` lets `useStitchMutation` send one key per user intent. */
+export const charge = stitch<ChargeAnswer, { body: { amount: number; currency: string } }>({
+  name: 'charge',
+  baseUrl,
+  method: 'POST',
+  url: '/api/charges',
+  idempotency: true,
+});
+
+// The demo's own plumbing: never retried, never counted against a breaker.
+const plumbing = { baseUrl, retry: false, circuit: false } as const;
+
+export const getControls = stitch<Controls>({ ...plumbing, name: 'controls', url: '/api/controls' });
+
+export const setControls = stitch<Controls, { body: Partial<Controls> }>({
+  ...plumbing,
+  name: 'set-controls',
+  method: 'POST',
+  url: '/api/controls',
+});
+
+export const getLedger = stitch<LedgerSnapshot>({ ...plumbing, name: 'ledger', url: '/api/ledger' });
+
+export const resetLedger = stitch<unknown>({
+  ...plumbing,
+  name: 'reset-ledger',
+  method: 'POST',
+  url: '/api/ledger/reset',
+});

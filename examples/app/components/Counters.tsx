@@ -1,0 +1,30 @@
+import type { ReactNode } from 'react';
+import { useCounters } from '../trace/context';
+
+/**
+ * Request counts for one stitch, in the vendor ledger's terms: sent, cancelled (hung up before an
+ * answer), completed. `extra` adds page-specific tiles (keystrokes, the breaker).
+ */
+export function Counters({ stitch, children }: { stitch: string; children?: ReactNode }) {
+  const counters = useCounters(stitch);
+  return (
+    <dl className="counters" aria-label="Counters">
+      <Tile name="sent" value={counters.sent} />
+      <Tile name="cancelled" value={counters.cancelled} />
+      <Tile name="completed" value={counters.completed} />
+      {counters.failed > 0 && <Tile name="failed" value={counters.failed} />}
+      {counters.unsent > 0 && <Tile name="never sent" id="unsent" value={counters.unsent} />}
+      {children}
+    </dl>
+  );
+}
+
+/** One labelled number; `data-testid` is `counter-<id>` for the browser test. */
+export function Tile({ name, id = name, value }: { name: string; id?: string; value: ReactNode }) {
+  return (
+    <div className="tile">
+      <dt>{name}</dt>
+      <dd data-testid={`counter-${id}`}>{value}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * Helpers for the demo's browser test: Debian's Chromium through playwright-core (never a
+ * downloaded browser), a page that records console errors, and the vendor's ledger over HTTP.
+ */
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { DEFAULT_CONTROLS } from '../../examples/vendor/controls';
+import type { Controls, LedgerSnapshot } from '../../examples/vendor/index';
+
+/** Same flags as the browser projects in vitest.config.ts: headless, and no calls home. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Screenshots are this size, so they diff cleanly when committed. */
+export const VIEWPORT = { width: 1200, height: 800 };
+
+/** A page of a fresh context, with every console error and uncaught exception it logs. */
+export async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  // Rendered, and the vendor answered the page's first calls (its controls).
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.getByRole('spinbutton', { name: 'Search delay (ms)' }).waitFor();
+  return { page, errors };
+}
+
+/** The number a counter tile of the page shows. */
+export async function counter(page: Page, name: string): Promise<number> {
+  const tile = page.getByTestId(`counter-${name}`);
+  if ((await tile.count()) === 0) return 0; // failed / never-sent tiles appear only when non-zero
+  return Number(await tile.textContent());
+}
+
+/** One endpoint's row of the page's vendor-ledger table (which polls `GET /api/ledger`). */
+export async function ledgerRow(page: Page, endpoint: string) {
+  const cells = await page.getByTestId(`ledger-${endpoint}`).locator('td').allTextContents();
+  const [requests, completed, hungUp, failed] = cells.map(Number);
+  return { requests, completed, hungUp, failed };
+}
+
+/** The demo vendor, seen from outside the page. */
+export function vendorClient(origin: string) {
+  const call = async <T>(path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(new URL(path, origin), {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: ${response.status}`);
+    return (await response.json()) as T;
+  };
+  return {
+    ledger: () => call<LedgerSnapshot>('/api/ledger'),
+    controls: () => call<Controls>('/api/controls'),
+    setControls: (patch: Partial<Controls>) => call<Controls>('/api/controls', patch),
+    /** Default controls and an empty ledger. */
+    async reset() {
+      await call('/api/controls', DEFAULT_CONTROLS);
+      await call('/api/ledger/reset', {});
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * The demo, end to end: `startDemo` (the code behind `npm start`) serves the app and the vendor,
+ * Debian's Chromium drives each page, and the page's own counters are checked against the vendor's
+ * ledger. Every wait is on DOM or ledger state, never a sleep. Screenshots land in docs/screenshots.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Demo, startDemo } from '../../examples/serve.mjs';
+import { counter, launchChromium, ledgerRow, openPage, vendorClient } from './browser';
+
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+/** Faster than the vendor's 300 ms search delay, so each keystroke supersedes a request in flight. */
+const KEY_DELAY = 60;
+const poll = { timeout: 15_000, interval: 50 };
+
+let demo: Demo;
+let browser: Browser;
+let vendor: ReturnType<typeof vendorClient>;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  // No file watching: a file saved mid-run must not reload the page under test.
+  demo = await startDemo({ port: 0, watch: false });
+  vendor = vendorClient(demo.url);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+beforeEach(async () => {
+  for (const page of pages.splice(0)) await page.context().close();
+  await vendor.reset();
+});
+
+async function open(path: string) {
+  const opened = await openPage(browser, new URL(path, demo.url).href);
+  pages.push(opened.page);
+  return opened;
+}
+
+const shoot = (page: Page, name: string) =>
+  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
+
+/** The page's counters and the vendor's ledger for search, side by side. */
+async function searchCounts(page: Page) {
+  const { search } = (await vendor.ledger()).endpoints;
+  return {
+    page: {
+      sent: await counter(page, 'sent'),
+      cancelled: await counter(page, 'cancelled'),
+      completed: await counter(page, 'completed'),
+    },
+    vendor: { sent: search.requests, cancelled: search.hungUp, completed: search.completed },
+  };
+}
+
+describe('the demo', () => {
+  it.each(['/search', '/route-change', '/checkout', '/breaker'])(
+    'loads %s with no console error',
+    async (path) => {
+      const { page, errors } = await open(path);
+      await page.getByRole('navigation', { name: 'Demo pages' }).waitFor();
+      expect(errors).toEqual([]);
+    },
+  );
+
+  it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
+    const { page, errors } = await open('/search');
+    const box = page.getByRole('searchbox', { name: 'Search people' });
+    const summary = page.getByTestId('results-summary');
+
+    // Without debounce: every keystroke sends, and re-keying aborts the one before.
+    await box.click();
+    const first = 'margaret';
+    await page.keyboard.type(first, { delay: KEY_DELAY });
+    await summary.filter({ hasText: `for “${first}”` }).waitFor();
+    await expect
+      .poll(() => searchCounts(page), poll)
+      .toEqual({
+        page: { sent: first.length, cancelled: first.length - 1, completed: 1 },
+        vendor: { sent: first.length, cancelled: first.length - 1, completed: 1 },
+      });
+    expect(await counter(page, 'keystrokes')).toBe(first.length);
+    expect(await page.getByTestId('breaker').textContent()).toMatch(/^closed · 0\//);
+    // The page's own ledger panel has caught up too, so the screenshot tells one story.
+    await expect
+      .poll(() => ledgerRow(page, 'search'), poll)
+      .toEqual({ requests: first.length, completed: 1, hungUp: first.length - 1, failed: 0 });
+    await shoot(page, 'search');
+
+    // With debounce: keystrokes inside the window are never sent at all.
+    await page.getByRole('checkbox', { name: /Debounce/ }).check();
+    await box.fill('');
+    await box.click();
+    const second = 'lovelace';
+    await page.keyboard.type(second, { delay: KEY_DELAY });
+    await summary.filter({ hasText: `for “${second}”` }).waitFor();
+    await expect
+      .poll(() => searchCounts(page), poll)
+      .toEqual({
+        page: { sent: first.length + 1, cancelled: first.length - 1, completed: 2 },
+        vendor: { sent: first.length + 1, cancelled: first.length - 1, completed: 2 },
+      });
+    expect(errors).toEqual([]);
+  });
+
+  it('route change: leaving the page hangs up its report and its upload', async () => {
+    const { page, errors } = await open('/route-change');
+    await expect.poll(async () => (await vendor.ledger()).endpoints.report.requests, poll).toBe(1);
+    await page.getByRole('button', { name: /^Upload/ }).click();
+    await page.getByTestId('upload-status').filter({ hasText: 'Uploading' }).waitFor();
+    await expect.poll(async () => (await vendor.ledger()).endpoints.upload.requests, poll).toBe(1);
+
+    await page.getByRole('link', { name: 'Leave this page' }).click();
+    await expect
+      .poll(async () => {
+        const { report, upload } = (await vendor.ledger()).endpoints;
+        return { report: [report.hungUp, report.completed], upload: [upload.hungUp, upload.completed] };
+      }, poll)
+      .toEqual({ report: [1, 0], upload: [1, 0] });
+    await page.getByTestId('hangups-report').filter({ hasText: '1 of 1 hung up' }).waitFor();
+    await page.getByTestId('hangups-upload').filter({ hasText: '1 of 1 hung up' }).waitFor();
+    await expect.poll(() => ledgerRow(page, 'upload'), poll).toMatchObject({ requests: 1, hungUp: 1 });
+    await shoot(page, 'route-change');
+    expect(errors).toEqual([]);
+  });
+
+  it('checkout: pay, cancel mid-flight, pay again makes one charge under one key', async () => {
+    const { page, errors } = await open('/checkout');
+    const key = await page.getByTestId('idempotency-key').textContent();
+    const status = page.getByTestId('payment-status');
+
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    // The vendor makes the charge on arrival and answers 1.5 s later: cancel inside that window.
+    await expect.poll(async () => (await vendor.ledger()).charges.length, poll).toBe(1);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await status.filter({ hasText: 'Cancelled after the request left' }).waitFor();
+    expect(await page.getByTestId('idempotency-key').textContent()).toBe(key);
+
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await status.filter({ hasText: 'duplicate: true' }).waitFor();
+    const ledger = await vendor.ledger();
+    expect(ledger.charges.map((charge) => charge.key)).toEqual([key]);
+    expect(ledger.endpoints.charges).toMatchObject({ requests: 2, hungUp: 1, completed: 1 });
+    await page.getByTestId('charge-count').filter({ hasText: '1' }).waitFor();
+    await expect
+      .poll(() => ledgerRow(page, 'charges'), poll)
+      .toEqual({ requests: 2, completed: 1, hungUp: 1, failed: 0 });
+    await shoot(page, 'checkout');
+    expect(errors).toEqual([]);
+  });
+
+  it('breaker: cancellations never open it, 503s do, and a half-open probe closes it', async () => {
+    const { page, errors } = await open('/breaker');
+    const box = page.getByRole('searchbox', { name: 'Search the flaky vendor' });
+    const breaker = page.getByTestId('breaker');
+    const send = page.getByRole('button', { name: 'Send again' });
+    await page.getByTestId('results-summary').waitFor();
+
+    // Typing fast: every superseded request is cancelled, and none of them counts as a failure.
+    await box.fill('');
+    await box.click();
+    await page.keyboard.type('grace', { delay: KEY_DELAY });
+    await page.getByTestId('results-summary').filter({ hasText: 'for “grace”' }).waitFor();
+    await expect.poll(() => counter(page, 'cancelled'), poll).toBeGreaterThanOrEqual(4);
+    await breaker.filter({ hasText: 'closed · 0/3 failures' }).waitFor();
+
+    // Real 503s, from the page's own vendor controls: three in a row open the breaker.
+    await page.getByRole('slider', { name: /503 rate/ }).fill('1');
+    await expect.poll(async () => (await vendor.controls()).failRate, poll).toBe(1);
+    for (let failures = 1; failures <= 3; failures++) {
+      await send.click();
+      await expect.poll(() => counter(page, 'failed'), poll).toBe(failures);
+    }
+    await breaker.filter({ hasText: /^open/ }).waitFor();
+    const sent = await counter(page, 'sent');
+    await send.click();
+    await page.getByRole('alert').filter({ hasText: 'circuit-open' }).waitFor();
+    expect(await counter(page, 'sent')).toBe(sent); // failed fast: nothing left the browser
+
+    // Healed vendor; after the cooldown the next request is the half-open probe, and it closes it.
+    await page.getByRole('slider', { name: /503 rate/ }).fill('0');
+    await expect.poll(async () => (await vendor.controls()).failRate, poll).toBe(0);
+    await breaker.filter({ hasText: 'open · next request probes' }).waitFor({ timeout: 15_000 });
+    await send.click();
+    await breaker.filter({ hasText: /^closed/ }).waitFor();
+    const transitions = page.getByTestId('transitions');
+    await transitions.filter({ hasText: /half-open\s*→\s*closed/ }).waitFor();
+    await expect.poll(() => ledgerRow(page, 'search'), poll).toMatchObject({ failed: 3 });
+    expect(await transitions.locator('li').allTextContents()).toEqual([
+      expect.stringMatching(/closed\s*→\s*open/),
+      expect.stringMatching(/open\s*→\s*half-open.*probe/),
+      expect.stringMatching(/half-open\s*→\s*closed/),
+    ]);
+    await shoot(page, 'breaker');
+    // The vendor's 503s are logged by Chromium as failed resource loads; nothing else may be.
+    expect(errors.filter((text) => !/status of 503/.test(text))).toEqual([]);
+  });
+});
