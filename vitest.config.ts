@@ -53,7 +53,7 @@ export default defineConfig({
           name: 'react',
           environment: 'node',
           env: { STITCH_REACT: '19' },
-          include: ['test/react/**/*.test.{ts,tsx}'],
+          include: ['test/react/**/*.test.{ts,tsx}', 'test/reliability/**/*.test.tsx'],
           setupFiles: ['test/helpers/happyDom.setup.ts'],
         },
       },

@@ -1,3 +1,4 @@
+import { raceAbort } from './abort';
 import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
@@ -135,9 +136,17 @@ export async function runAttempt<TData>(
     let admission: Admission | undefined;
     if (definition.circuit) {
       const key = definition.circuit.key ?? origin(request.url);
-      const verdict = await parts.circuit.admit(key, definition.circuit, {
+      const admitting = parts.circuit.admit(key, definition.circuit, {
         transition: (change) => context.emit({ type: 'circuit', ...change }),
         storeError: (error) => context.emit({ type: 'store', key, error: reasonMessage(error) }),
+      });
+      // A slow store must not hold an aborted execution (nor its throttle slot); an admission
+      // that arrives after the abort is handed back as neutral, freeing a probe lease.
+      const verdict = await raceAbort(admitting, context.signal).catch((error: unknown) => {
+        admitting.then((late) => {
+          if (late.admitted) late.admission.record('neutral');
+        });
+        throw error;
       });
       if (!verdict.admitted) {
         const error = failure(context, 'circuit-open', `the circuit '${key}' is ${verdict.state}`, {

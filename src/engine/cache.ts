@@ -130,9 +130,15 @@ export function createCache(clock: Clock, maxEntries: number) {
       // Data stamped in the future (a server clock ahead of this one) has a negative age: only a
       // positive ttl or window can make it servable, never a zero one.
       const age = clock.now() - updatedAt;
-      if (policy.ttl > 0 && age < policy.ttl) return 'fresh';
-      const stale = policy.staleWhileRevalidate > 0 && age < policy.ttl + policy.staleWhileRevalidate;
-      return stale ? 'stale' : 'none';
+      const verdict =
+        policy.ttl > 0 && age < policy.ttl
+          ? 'fresh'
+          : policy.staleWhileRevalidate > 0 && age < policy.ttl + policy.staleWhileRevalidate
+            ? 'stale'
+            : 'none';
+      // A hit counts as a use: the least recently used entry is the least recently read.
+      if (verdict !== 'none') touch(key);
+      return verdict;
     },
     store: (key: string, data: unknown) => change(key, { data, updatedAt: clock.now(), error: undefined }),
     fail: (key: string, error: StitchError) => change(key, { error }),

@@ -2,9 +2,9 @@ import type { StitchInput } from './request';
 
 /**
  * Canonical keys for the cache and the coalescer: the stitch's name, a tenancy scope, and the
- * input with object keys sorted, so `{ a, b }` and `{ b, a }` are one key. Secret header values
- * are never kept in clear: they enter the key as a salted hash, so two principals never share an
- * entry and a key (in a dehydrated page, say) does not reveal a token.
+ * input with object keys sorted, so `{ a, b }` and `{ b, a }` are one key. Secret header and query
+ * values are never kept in clear: they enter the key as a salted hash, so two principals never
+ * share an entry and a key (in a dehydrated page, say) does not reveal a token.
  */
 
 /** Two 32-bit FNV-1a style hashes side by side: sync and fast; the engine's salt keeps it unguessable. */
@@ -38,12 +38,17 @@ export function createKeys(secret: ReadonlySet<string>) {
   return {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
     keyOf(name: string, scope: string, input: StitchInput | undefined): string {
-      const headers = Object.entries(input?.headers ?? {}).map(([header, value]) => {
-        const lower = header.toLowerCase();
-        return [lower, secret.has(lower) ? `#${hash(salt + value)}` : value];
-      });
+      const hidden = (field: string, value: unknown) =>
+        secret.has(field.toLowerCase()) ? `#${hash(salt + JSON.stringify(value))}` : value;
+      const headers = Object.entries(input?.headers ?? {}).map(([header, value]) => [
+        header.toLowerCase(),
+        hidden(header, value),
+      ]);
       headers.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
-      const shape = [input?.params, input?.query, input?.body].map(canonical);
+      // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
+      const query =
+        input?.query && Object.fromEntries(Object.entries(input.query).map(([k, v]) => [k, hidden(k, v)]));
+      const shape = [input?.params, query, input?.body].map(canonical);
       return JSON.stringify([name, scope, ...shape, headers]);
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */

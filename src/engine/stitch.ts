@@ -143,8 +143,15 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
     template = `${baseUrl.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
   }
   check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
-  const { protocol } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
+  const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
   check(protocol === 'http:' || protocol === 'https:', name, 'url', 'must use http or https');
+  // fetch refuses such URLs, and its error would carry the credentials into `error.cause`.
+  check(
+    username === '' && password === '',
+    name,
+    'url',
+    'must not hold credentials (send an Authorization header)',
+  );
   return template;
 }
 

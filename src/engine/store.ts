@@ -80,16 +80,19 @@ export function boundedStore(
       const cancel = schedule(timeout, () =>
         reject(new Error(`the store did not answer within ${timeout} ms`)),
       );
-      operation().then(
-        (value) => {
-          cancel();
-          resolve(value);
-        },
-        (error: unknown) => {
-          cancel();
-          reject(error);
-        },
-      );
+      // A store that throws instead of rejecting must not leave the timer behind.
+      Promise.resolve()
+        .then(operation)
+        .then(
+          (value) => {
+            cancel();
+            resolve(value);
+          },
+          (error: unknown) => {
+            cancel();
+            reject(error);
+          },
+        );
     });
   return {
     get: (key) => bound(() => store.get(key)),

@@ -114,3 +114,16 @@ describe('clock skew', () => {
     expect(client.freshness('k', { ttl: 1, staleWhileRevalidate: 0, scope: undefined })).toBe('fresh');
   });
 });
+
+describe('least recently used', () => {
+  it('a cache hit counts as a use, so a hot key outlives keys written after it', () => {
+    const cache = createCache(createManualClock(), 2);
+    const fresh = { ttl: 1_000, staleWhileRevalidate: 0, scope: undefined };
+    cache.store('hot', 1);
+    cache.store('b', 2);
+    expect(cache.freshness('hot', fresh)).toBe('fresh');
+    cache.store('c', 3);
+    expect(cache.snapshot('hot').data).toBe(1);
+    expect(cache.snapshot('b').data).toBeUndefined();
+  });
+});

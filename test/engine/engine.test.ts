@@ -205,3 +205,27 @@ describe('an unreachable store', () => {
     expect(clock.pending()).toBe(0);
   });
 });
+
+it('an abort while the breaker waits on a slow store hands the throttle slot back at once', async () => {
+  const { fetch } = stubFetch();
+  const clock = createManualClock();
+  const never = () => new Promise<never>(() => {});
+  const store: Store = { get: never, set: never, delete: never, update: never };
+  const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
+  const read = stitch({
+    name: uniqueKey('slow-store'),
+    url: 'https://api.test/x',
+    coalesce: false,
+    throttle: { concurrency: 1 },
+  });
+  const leaving = new AbortController();
+  const first = read(undefined, { engine, signal: leaving.signal });
+  await clock.untilPending();
+  leaving.abort(new Error('left'));
+  await first.safe();
+  const second = read(undefined, { engine });
+  await clock.untilPending(2);
+  expect(second.events.map((event) => event.type)).not.toContain('queued');
+  await clock.advance(10_000);
+  await expect(second).resolves.toEqual({ ok: true });
+});

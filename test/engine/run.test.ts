@@ -186,7 +186,14 @@ describe('StitchRun: events and report', () => {
   it('reports a cancellation as cancelled, with no error event, and 0 requests as not dispatched', async () => {
     const { run } = setup();
     const reason = new Error('user navigated away');
-    run.emit({ type: 'cancel', phase: 'queued', dispatched: false, shared: false, reason: reason.message, attempt: 0 });
+    run.emit({
+      type: 'cancel',
+      phase: 'queued',
+      dispatched: false,
+      shared: false,
+      reason: reason.message,
+      attempt: 0,
+    });
     run.finish(
       { ok: false, error: abortError(reason) },
       tally({ attempts: 0, requests: 0, status: undefined }),
