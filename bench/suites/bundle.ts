@@ -1,0 +1,220 @@
+/**
+ * Suite 4, bundle size. Two measurements of the same thing:
+ *
+ * - size-limit itself, with the project's budgets (.size-limit.json), exactly as `npm run check`
+ *   runs it: its figures are the ones that pass or fail.
+ * - The same bundler settings as size-limit's esbuild plugin (bundle, minify, tree-shake, react
+ *   and react-dom external, gzip level 9, minus size-limit's empty-project allowance), applied
+ *   to Stitch's dist/ and to the equivalent imports of TanStack Query, SWR and cockatiel, so the
+ *   figures sit side by side. For Stitch both must agree.
+ *
+ * Plus a breakdown of Stitch's minified bytes per source module (esbuild metafile over src/),
+ * to say where the bytes go when a budget is not met.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+import { runSuite } from '../lib/child';
+
+const root = process.cwd();
+const scratch = join(root, 'node_modules', '.cache', 'stitch-bench', 'size');
+const dist = (file: string) => JSON.stringify(join(root, 'dist', file));
+
+/** size-limit's own allowances for an empty bundle (see @size-limit/esbuild), gzip variants. */
+const EMPTY_IMPORT_GZIP = 46;
+const EMPTY_IMPORT_IGNORE_GZIP = 182;
+
+interface Entry {
+  id: string;
+  /** What an app of that library imports for this purpose. */
+  imports: string;
+  /** The loader: import statements, then `console.log` of what was imported (as size-limit writes it). */
+  code: string;
+}
+
+interface Row {
+  id: string;
+  label: string;
+  /** Per library, `undefined` where it has no equivalent. */
+  entries: Partial<Record<'stitch' | 'tanstack' | 'swr' | 'cockatiel', Entry>>;
+}
+
+const entry = (id: string, imports: string, code: string): Entry => ({ id, imports, code });
+
+export const ROWS: Row[] = [
+  {
+    id: 'call',
+    label: 'the engine entry one call needs',
+    entries: {
+      stitch: entry(
+        'stitch-call',
+        'import { stitch }',
+        `import { stitch } from ${dist('index.js')}\nconsole.log(stitch)`,
+      ),
+      cockatiel: entry(
+        'cockatiel-policies',
+        'import { wrap, timeout, retry, circuitBreaker, bulkhead, handleAll, ConsecutiveBreaker, ExponentialBackoff, TimeoutStrategy }',
+        `import { wrap, timeout, retry, circuitBreaker, bulkhead, handleAll, ConsecutiveBreaker, ExponentialBackoff, TimeoutStrategy } from 'cockatiel'\nconsole.log(wrap, timeout, retry, circuitBreaker, bulkhead, handleAll, ConsecutiveBreaker, ExponentialBackoff, TimeoutStrategy)`,
+      ),
+      tanstack: entry(
+        'query-core-client',
+        'import { QueryClient } from @tanstack/query-core',
+        `import { QueryClient } from '@tanstack/query-core'\nconsole.log(QueryClient)`,
+      ),
+    },
+  },
+  {
+    id: 'engine',
+    label: 'the whole engine (import *)',
+    entries: {
+      stitch: entry(
+        'stitch-all',
+        'import * from stitch',
+        `import * as all from ${dist('index.js')}\nconsole.log(all)`,
+      ),
+      cockatiel: entry(
+        'cockatiel-all',
+        'import * from cockatiel',
+        `import * as all from 'cockatiel'\nconsole.log(all)`,
+      ),
+      tanstack: entry(
+        'query-core-all',
+        'import * from @tanstack/query-core',
+        `import * as all from '@tanstack/query-core'\nconsole.log(all)`,
+      ),
+    },
+  },
+  {
+    id: 'hooks',
+    label: 'the hook and its provider',
+    entries: {
+      stitch: entry(
+        'stitch-hooks',
+        'import { useStitch, StitchProvider } from stitch/react',
+        `import { useStitch, StitchProvider } from ${dist('react/index.js')}\nconsole.log(useStitch, StitchProvider)`,
+      ),
+      tanstack: entry(
+        'react-query-hooks',
+        'import { useQuery, QueryClient, QueryClientProvider, keepPreviousData }',
+        `import { useQuery, QueryClient, QueryClientProvider, keepPreviousData } from '@tanstack/react-query'\nconsole.log(useQuery, QueryClient, QueryClientProvider, keepPreviousData)`,
+      ),
+      swr: entry(
+        'swr-hooks',
+        'import useSWR, { SWRConfig }',
+        `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
+      ),
+    },
+  },
+  {
+    id: 'app',
+    label: 'engine + hooks: what the search component imports',
+    entries: {
+      stitch: entry(
+        'stitch-app',
+        'import { stitch, createEngine } + { useStitch, StitchProvider, skipToken }',
+        `import { stitch, createEngine } from ${dist('index.js')}\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${dist('react/index.js')}\nconsole.log(useStitch, StitchProvider, skipToken)`,
+      ),
+      tanstack: entry(
+        'react-query-app',
+        'import { useQuery, QueryClient, QueryClientProvider, keepPreviousData }',
+        `import { useQuery, QueryClient, QueryClientProvider, keepPreviousData } from '@tanstack/react-query'\nconsole.log(useQuery, QueryClient, QueryClientProvider, keepPreviousData)`,
+      ),
+      swr: entry(
+        'swr-app',
+        'import useSWR, { SWRConfig }',
+        `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
+      ),
+    },
+  },
+];
+
+/** size-limit's esbuild settings, on a loader written where bare imports resolve from node_modules. */
+async function measure(item: Entry) {
+  const dir = join(scratch, item.id);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.js');
+  writeFileSync(file, `${item.code}\n`);
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [file],
+    bundle: true,
+    external: ['react', 'react-dom'],
+    minifyIdentifiers: true,
+    minifySyntax: true,
+    minifyWhitespace: true,
+    treeShaking: true,
+    write: false,
+    outdir: join(dir, 'out'),
+    allowOverwrite: true,
+    logLevel: 'silent',
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error(`${item.id}: esbuild produced no output`);
+  const text = Buffer.from(output.contents);
+  const empty = text.toString().includes('Dynamic require of ')
+    ? EMPTY_IMPORT_IGNORE_GZIP
+    : EMPTY_IMPORT_GZIP;
+  return { minified: text.length, gzip: gzipSync(text, { level: 9 }).length - empty };
+}
+
+/** The project's own budgets, through size-limit, as `npm run check` runs them. */
+function sizeLimit() {
+  const run = spawnSync(process.execPath, [join(root, 'node_modules', 'size-limit', 'bin.js'), '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const checks = JSON.parse(run.stdout) as Array<{
+    name: string;
+    passed: boolean;
+    size: number;
+    sizeLimit: number;
+  }>;
+  const config = JSON.parse(readFileSync(join(root, '.size-limit.json'), 'utf8')) as Array<{
+    name: string;
+    limit: string;
+  }>;
+  return checks.map((check) => ({ ...check, limit: config.find((c) => c.name === check.name)?.limit }));
+}
+
+/** Minified bytes per Stitch source module in a bundle of `code` (over src/, not dist/). */
+async function breakdown(code: string) {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    stdin: { contents: code, resolveDir: root, sourcefile: 'entry.js' },
+    bundle: true,
+    external: ['react', 'react-dom'],
+    minify: true,
+    treeShaking: true,
+    write: false,
+    metafile: true,
+    outfile: join(scratch, 'breakdown.js'),
+    logLevel: 'silent',
+  });
+  const output = Object.values(result.metafile.outputs)[0];
+  const modules = Object.entries(output?.inputs ?? {})
+    .filter(([file]) => file.startsWith('src/'))
+    .map(([file, { bytesInOutput }]) => ({ module: relative('src', file), minified: bytesInOutput }))
+    .sort((a, b) => b.minified - a.minified);
+  return { total: modules.reduce((sum, module) => sum + module.minified, 0), modules };
+}
+
+runSuite(async () => {
+  const rows = [];
+  for (const row of ROWS) {
+    const sizes: Record<string, { imports: string; minified: number; gzip: number }> = {};
+    for (const [library, item] of Object.entries(row.entries)) {
+      sizes[library] = { imports: item.imports, ...(await measure(item)) };
+    }
+    rows.push({ id: row.id, label: row.label, sizes });
+  }
+  const app = `import { stitch, createEngine } from './src/index.ts'\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from './src/react/index.ts'\nconsole.log(useStitch, StitchProvider, skipToken)`;
+  return {
+    settings:
+      'esbuild (bundle, minify, tree-shaking, react + react-dom external), gzip -9, as @size-limit/esbuild',
+    sizeLimit: sizeLimit(),
+    rows,
+    breakdown: await breakdown(app),
+  };
+});
