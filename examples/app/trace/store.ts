@@ -170,11 +170,9 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         return;
       case 'cancel': {
         // A request that was answered and is now only reading its body counts as completed,
-        // as the vendor counts it: only an unanswered request is a hang-up. A run that joined
-        // another's request only lets go of it. (The event cannot say whether a leader's cancel
-        // closed the socket or left it to runs that joined it; the demo's pages never share.)
-        const joined = laneOf(event)?.joined ?? false;
-        const hungUp = event.dispatched && event.phase === 'in-flight' && !joined;
+        // as the vendor counts it: only an unanswered request is a hang-up, and only when no
+        // other caller keeps it (`shared`): then the cancel just let go of it.
+        const hungUp = event.dispatched && event.phase === 'in-flight' && !event.shared;
         if (hungUp) count(event.stitch, 'cancelled');
         else if (!event.dispatched) count(event.stitch, 'unsent');
         patchLane(event, () => ({

@@ -1,0 +1,53 @@
+import type { Meta, StoryObj } from '@storybook/react-vite';
+import { expect, userEvent, within } from 'storybook/test';
+import { CheckoutPage } from '../examples/app/pages/CheckoutPage';
+import { eventually, harnessOf, letGo, withDemo } from './support/harness';
+
+/**
+ * The demo's checkout page. The vendor makes a charge on arrival and holds its answer until the play
+ * releases it: the window in which a cancel is ambiguous.
+ */
+const meta = {
+  title: 'Demo/Checkout',
+  component: CheckoutPage,
+  parameters: { fakeVendor: { hold: ['charges'] } },
+  ...withDemo,
+} satisfies Meta<typeof CheckoutPage>;
+export default meta;
+
+type Story = StoryObj<typeof meta>;
+
+/** Pay, cancel mid-flight, pay again: two requests under one key, one charge, `duplicate: true`. */
+export const PayCancelPayAgain: Story = {
+  play: async (context) => {
+    const { vendor } = harnessOf(context);
+    const canvas = within(context.canvasElement);
+    const key = (await canvas.findByTestId('idempotency-key')).textContent ?? '';
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    const status = canvas.getByTestId('payment-status');
+
+    await userEvent.click(canvas.getByRole('button', { name: /^Pay/ }));
+    await eventually(() => expect(vendor.held('charges')).toBe(1));
+    expect(vendor.charges()).toHaveLength(1); // made on arrival, before the answer
+    await expect(status).toHaveTextContent('Paying');
+
+    await userEvent.click(canvas.getByRole('button', { name: 'Cancel' }));
+    await eventually(() => expect(status).toHaveTextContent(/^Cancelled after the request left/));
+    expect(vendor.counts('charges')).toEqual({ started: 1, completed: 0, cancelled: 1, failed: 0 });
+    expect(canvas.getByTestId('idempotency-key')).toHaveTextContent(key); // same intent, same key
+
+    await userEvent.click(canvas.getByRole('button', { name: /^Pay/ }));
+    await eventually(() => expect(vendor.held('charges')).toBe(1));
+    vendor.release('charges');
+    await eventually(() => expect(status).toHaveTextContent(/duplicate: true/));
+
+    expect(vendor.counts('charges')).toEqual({ started: 2, completed: 1, cancelled: 1, failed: 0 });
+    expect(vendor.requests('charges').map((r) => r.idempotencyKey)).toEqual([key, key]);
+    expect(vendor.requests('charges').map((r) => r.status)).toEqual([undefined, 200]);
+    expect(vendor.charges()).toEqual([expect.objectContaining({ key, amount: 4200, currency: 'EUR' })]);
+    await eventually(() => expect(canvas.getByTestId('charge-count')).toHaveTextContent('1'));
+    // Success ends the intent: the next payment would go out under a new key.
+    expect(canvas.getByTestId('idempotency-key')).not.toHaveTextContent(key);
+    letGo(harnessOf(context));
+  },
+};
