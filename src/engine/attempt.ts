@@ -140,9 +140,9 @@ export async function runAttempt<TData>(
         transition: (change) => context.emit({ type: 'circuit', ...change }),
         storeError: (error) => context.emit({ type: 'store', key, error: reasonMessage(error) }),
       });
-      // A slow store must not hold an aborted execution (nor its throttle slot); an admission
-      // that arrives after the abort is handed back as neutral, freeing a probe lease.
-      const verdict = await raceAbort(admitting, context.signal).catch((error: unknown) => {
+      // A slow store must not hold an aborted or timed-out execution (nor its throttle slot); an
+      // admission that arrives after that is handed back as neutral, freeing a probe lease.
+      const verdict = await raceAbort(admitting, total.signal).catch((error: unknown) => {
         admitting.then((late) => {
           if (late.admitted) late.admission.record('neutral');
         });
@@ -159,7 +159,7 @@ export async function runAttempt<TData>(
     }
     return await dispatch(context, attempt, total, admission);
   } catch {
-    // Only an abort of the execution can land here (the breaker and hooks never throw).
+    // Only an abort or the total deadline can land here (the breaker and hooks never throw).
     return total.expired ? timedOut(context, total, attempt, false) : { type: 'aborted' };
   } finally {
     slot();

@@ -229,3 +229,18 @@ it('an abort while the breaker waits on a slow store hands the throttle slot bac
   await clock.advance(10_000);
   await expect(second).resolves.toEqual({ ok: true });
 });
+
+it('the total deadline ends a wait on a slow store, sending nothing', async () => {
+  const { fetch, calls } = stubFetch();
+  const clock = createManualClock();
+  const never = () => new Promise<never>(() => {});
+  const store: Store = { get: never, set: never, delete: never, update: never };
+  const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
+  const read = stitch({ name: uniqueKey('slow-store-total'), url: 'https://api.test/x', timeout: 100 });
+  const run = read(undefined, { engine });
+  await clock.untilPending(2);
+  await clock.advance(100);
+  const result = await run.safe();
+  expect(result.error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
+  expect(calls).toHaveLength(0);
+});
