@@ -39,6 +39,14 @@ export interface ObserverTarget<TData, TInput extends StitchInput> {
   staleTime: number;
 }
 
+/** What a render asks of `result`: its own options, and the stitch's cache ttl. */
+export interface ResultView {
+  keepPrevious: boolean;
+  debounce: number;
+  staleTime: number;
+  ttl: number;
+}
+
 /**
  * The observer's own work for one key, as a union. `cancelled` marks a caller's cancel, the only
  * abort a hook shows; its own re-keys and unmounts are never shown.
@@ -154,6 +162,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
+  /** Whether committing `key` will send a request (not debounced, no data young enough). */
+  const willFetch = (key: string | undefined, view: ResultView) => {
+    if (key === undefined || view.debounce > 0) return false;
+    const { updatedAt } = engine.getSnapshot(key);
+    if (updatedAt === undefined) return true;
+    const age = engine.clock.now() - updatedAt;
+    return !(view.staleTime > 0 && age < view.staleTime) && !(view.ttl > 0 && age < view.ttl);
+  };
+
   const refetch = () => {
     if (!target || target.key === undefined) return;
     release(superseded());
@@ -211,7 +228,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     },
 
     /** The result for `key` as rendered now; the previous object when nothing changed. */
-    result(key: string | undefined, keepPrevious: boolean): QueryResult<TData> {
+    result(key: string | undefined, view: ResultView): QueryResult<TData> {
+      const { keepPrevious } = view;
       const snapshot = key === undefined ? undefined : engine.getSnapshot<TData>(key);
       const own = phase.type !== 'idle' && phase.key === key ? phase : undefined;
       const error = own?.type === 'settled' ? own.error : null;
@@ -221,7 +239,9 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (isPlaceholder) data = placeholder?.data;
       const status: QueryStatus =
         key === undefined ? 'idle' : error ? 'error' : snapshot?.data !== undefined ? 'success' : 'pending';
-      const isFetching = snapshot?.fetching ?? false;
+      // Before the commit that starts this key's request, say it is fetching already: the start
+      // itself then changes nothing the hook returns, and costs no second render.
+      const isFetching = (snapshot?.fetching ?? false) || (own === undefined && willFetch(key, view));
       if (
         last &&
         last.status === status &&

@@ -61,6 +61,7 @@ export function useStitch<TData, TInput extends StitchInput>(
     observer.update({ stitch, input: value, key, signal, scope, debounce, staleTime });
   }, [observer, stitch, key, signal, scope, debounce, staleTime]);
 
-  const read = () => observer.result(key, keepPrevious);
+  const ttl = stitch.definition.cache.ttl;
+  const read = () => observer.result(key, { keepPrevious, debounce, staleTime, ttl });
   return useSyncExternalStore(observer.subscribe, read, read);
 }

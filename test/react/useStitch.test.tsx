@@ -344,21 +344,20 @@ describe('render counts', () => {
     await vendor.arrival(2);
     const seven = vendor.ledger.findIndex((entry) => entry.path === '/users/7') + 1;
     const eight = 3 - seven;
-    // The first render (nothing fetching yet), then one when the request starts.
+    // One render for the load: it already says fetching, so the request's start renders nothing.
     expect(renders[7].renders.map(({ status, isFetching }) => [status, isFetching])).toEqual([
-      ['pending', false],
       ['pending', true],
     ]);
 
     await answer(seven, { body: ada });
-    expect(renders[7].renders).toHaveLength(3);
+    expect(renders[7].renders).toHaveLength(2);
     expect(renders[7].last).toMatchObject({ status: 'success', data: ada, isFetching: false });
 
     // Another key's data and fetching flag change: this hook does not render.
     const eightCount = renders[8].renders.length;
     await answer(eight, { body: { id: 8, name: 'Grace' } });
     expect(renders[8].renders.length).toBe(eightCount + 1);
-    expect(renders[7].renders).toHaveLength(3);
+    expect(renders[7].renders).toHaveLength(2);
     // Every render showed something new.
     for (const list of [renders[7].renders, renders[8].renders]) {
       for (let i = 1; i < list.length; i++) expect(list[i]).not.toBe(list[i - 1]);
