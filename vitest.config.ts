@@ -1,25 +1,12 @@
 import { storybookTest } from '@storybook/addon-vitest/vitest-plugin';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { chromiumLaunch } from './test/helpers/chromium';
 
 /** React 18, installed apart (test/react18) so the hook suite also runs against it. */
 const react18 = new URL('./test/react18/node_modules/', import.meta.url).pathname;
 
-/** Debian's Chromium, launched headless with the flags this machine's closed network needs. */
-const chromium = playwright({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  },
-});
+const chromium = playwright({ launchOptions: chromiumLaunch });
 
 /** Browser mode in Chromium; a fresh object per project, since vitest names the instances it is given. */
 const inChromium = () => ({

@@ -5,21 +5,11 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { DEFAULT_CONTROLS } from '../../examples/vendor/controls';
 import type { Controls, LedgerSnapshot } from '../../examples/vendor/index';
+import { chromiumLaunch } from '../helpers/chromium';
 
-/** Same flags as the browser projects in vitest.config.ts: headless, and no calls home. */
+/** Debian's Chromium with the same launch options as the browser projects. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  return chromium.launch(chromiumLaunch);
 }
 
 /** Screenshots are this size, so they diff cleanly when committed. */

@@ -20,11 +20,10 @@ import {
   stitch,
 } from '../../src/index';
 import { createManualClock, type ManualClock } from '../helpers/clock';
+import { fastCheckRun } from '../helpers/fastCheck';
 import { uniqueKey } from '../helpers/keys';
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed})`);
-const numRuns = Number(process.env.FC_RUNS ?? 200);
+const replay = fastCheckRun();
 
 const ORIGIN = 'https://vendor.test';
 const BREAKER_FAILURES = 3;
@@ -401,7 +400,7 @@ describe('coalescer under random interleavings (fast-check scheduler)', () => {
           if (breaker.state === 'half-open') expect(breaker.lease).toBeNull();
         },
       ),
-      { seed, numRuns },
+      replay,
     );
   });
 
@@ -414,7 +413,7 @@ describe('coalescer under random interleavings (fast-check scheduler)', () => {
         // 4. Aborts are neutral: closed, with no failure at all.
         expect(breaker).toEqual({ state: 'closed', failures: 0 });
       }),
-      { seed, numRuns },
+      replay,
     );
   });
 });

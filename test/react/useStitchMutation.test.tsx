@@ -5,48 +5,20 @@
  */
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyOptions, type StitchInput, stitch } from '../../src/index';
+import { type IdempotencyOptions, stitch } from '../../src/index';
 import { useStitchMutation } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
-import type { LedgerEntry, Reply, Vendor } from '../helpers/vendor';
+import { type Charge, type ChargeInput, paymentLedger } from '../helpers/payments';
+import type { Vendor } from '../helpers/vendor';
 import { answered, flushMicrotasks, setup } from './harness';
-
-interface Order {
-  orderId: string;
-  amount: number;
-}
-
-interface Charge extends Order {
-  id: string;
-}
-
-interface ChargeInput extends StitchInput {
-  body: Order;
-}
 
 const order: ChargeInput = { body: { orderId: 'order-42', amount: 1_999 } };
 const another: ChargeInput = { body: { orderId: 'order-43', amount: 500 } };
 
-/**
- * A payment vendor that charges once per `Idempotency-Key`: the first request with a key creates a
- * charge, a later one replays it. Requests whose number is in `slow` are charged at once but held,
- * so the client can give up after the charge went through.
- */
 async function paymentVendor() {
-  const charges = new Map<string, Charge>();
-  const slow = new Set<number>();
-  const harness = await setup({
-    respond(entry: LedgerEntry): Reply {
-      const key = entry.headers['idempotency-key'];
-      if (typeof key !== 'string') return { status: 400, body: { error: 'Idempotency-Key required' } };
-      const replayed = charges.get(key);
-      if (replayed) return { status: 200, headers: { 'idempotent-replayed': 'true' }, body: replayed };
-      const charge: Charge = { id: `ch_${charges.size + 1}`, ...(JSON.parse(entry.body) as Order) };
-      charges.set(key, charge);
-      return slow.has(entry.n) ? 'hold' : { status: 201, body: charge };
-    },
-  });
-  return { ...harness, charges, slow };
+  const payments = paymentLedger();
+  const harness = await setup({ respond: payments.respond });
+  return { ...harness, charges: payments.charges, slow: payments.slow };
 }
 
 function chargeStitch(vendor: Vendor, idempotency: IdempotencyOptions<ChargeInput> = true) {

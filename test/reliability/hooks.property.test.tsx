@@ -37,13 +37,10 @@ import {
 } from '../../src/index';
 import { type QueryResult, StitchProvider, useStitch } from '../../src/react/index';
 import { createManualClock, type ManualClock } from '../helpers/clock';
+import { fastCheckRun } from '../helpers/fastCheck';
 import { uniqueKey } from '../helpers/keys';
 
-const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed})`);
-const numRuns = Number(process.env.FC_RUNS ?? 200);
-/** A failure's `path` (printed with it) replays only that case: `FC_SEED=… FC_PATH=… npx vitest run …`. */
-const replay = { seed, numRuns, ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}) };
+const replay = fastCheckRun();
 
 const ORIGIN = 'https://vendor.test';
 const KEYS = 3;

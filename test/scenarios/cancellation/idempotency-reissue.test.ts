@@ -6,50 +6,17 @@
  * write without a key is never retried.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type CallOptions,
-  type IdempotencyOptions,
-  type Stitch,
-  type StitchInput,
-  stitch,
-} from '../../../src/index';
+import { type CallOptions, type IdempotencyOptions, type Stitch, stitch } from '../../../src/index';
 import { uniqueKey } from '../../helpers/keys';
+import { type Charge, type ChargeInput, paymentLedger } from '../../helpers/payments';
 import { eventTypes, rejection, startScenario } from '../../helpers/runs';
-import type { LedgerEntry, Reply, Vendor } from '../../helpers/vendor';
+import type { Vendor } from '../../helpers/vendor';
 
-interface Order {
-  orderId: string;
-  amount: number;
-}
-
-interface Charge extends Order {
-  id: string;
-}
-
-interface ChargeInput extends StitchInput {
-  body: Order;
-}
-
-/**
- * A payment vendor that dedupes on `Idempotency-Key`: the first request with a key creates a
- * charge (201), any later one replays it (200). Requests whose number is in `slow` are charged
- * at once but answered only on `vendor.release(n)`, so a client can give up after the charge.
- */
+/** A payment vendor that charges once per key (see `paymentLedger`). */
 async function setup() {
-  const charges = new Map<string, Charge>();
-  const slow = new Set<number>();
-  const scenario = await startScenario({
-    respond(entry: LedgerEntry): Reply {
-      const key = entry.headers['idempotency-key'];
-      if (typeof key !== 'string') return { status: 400, body: { error: 'Idempotency-Key required' } };
-      const replayed = charges.get(key);
-      if (replayed) return { status: 200, headers: { 'idempotent-replayed': 'true' }, body: replayed };
-      const charge: Charge = { id: `ch_${charges.size + 1}`, ...(JSON.parse(entry.body) as Order) };
-      charges.set(key, charge);
-      return slow.has(entry.n) ? 'hold' : { status: 201, body: charge };
-    },
-  });
-  return { ...scenario, charges, slow };
+  const payments = paymentLedger();
+  const scenario = await startScenario({ respond: payments.respond });
+  return { ...scenario, charges: payments.charges, slow: payments.slow };
 }
 
 /** The Idempotency-Key each request carried, in arrival order. */
