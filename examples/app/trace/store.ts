@@ -99,9 +99,6 @@ export function createTraceStore(maxLanes = 24): TraceStore {
   const count = (stitch: string, field: keyof Counters) =>
     update(stitch, (t) => ({ ...t, counters: { ...t.counters, [field]: t.counters[field] + 1 } }));
 
-  const laneOf = (event: StitchEvent) =>
-    byStitch.get(event.stitch)?.lanes.find((lane) => lane.run === event.run);
-
   /** Changes one run's lane; a patch that changes nothing keeps the snapshot (no re-render). */
   const patchLane = (event: StitchEvent, patch: (lane: Lane) => Partial<Lane>) =>
     update(event.stitch, (t) => {
