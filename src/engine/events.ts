@@ -108,6 +108,8 @@ export function redactHeaders(headers: Headers, secret: ReadonlySet<string>): Re
 
 /** A URL for an event: credentials and query parameters with a secret name are redacted. */
 export function redactUrl(url: string, secret: ReadonlySet<string>): string {
+  // Nothing to redact without a query or userinfo: skip the parse on the common path.
+  if (!url.includes('?') && !url.includes('@')) return url;
   const parsed = new URL(url);
   let changed = parsed.username !== '' || parsed.password !== '';
   parsed.username = '';

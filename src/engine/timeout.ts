@@ -1,4 +1,4 @@
-import { type LinkedSignal, linkSignals, onAbort } from './abort';
+import { linkSignals, onAbort } from './abort';
 import type { Clock } from './clock';
 import { configError, type TimeoutPhase } from './errors';
 
@@ -32,17 +32,21 @@ export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: 
  * its parent's reason when the parent aborts first. `expired` tells the two apart without
  * looking at messages.
  */
-export interface Deadline extends LinkedSignal {
+export interface Deadline {
   readonly phase: TimeoutPhase;
+  readonly signal: AbortSignal;
   /** True once this deadline (not its parent) fired. */
   readonly expired: boolean;
   /** Milliseconds left; `Infinity` when unbounded. */
   remaining(): number;
+  /** Cancels its timer and unhooks it from its parent. Idempotent. */
+  dispose(): void;
 }
 
 /**
  * Starts a deadline of `ms` (unbounded when undefined) below `parent`. `dispose()` cancels its
- * timer and unhooks it from the parent; call it in `finally`.
+ * timer and unhooks it from the parent; call it in `finally`. An unbounded deadline is the parent
+ * signal itself: no controller, no listener, no timer (a call without timeouts pays nothing).
  */
 export function startDeadline(
   clock: Clock,
@@ -50,16 +54,18 @@ export function startDeadline(
   ms: number | undefined,
   parent: AbortSignal,
 ): Deadline {
+  if (ms === undefined) {
+    return { phase, signal: parent, expired: false, remaining: () => Number.POSITIVE_INFINITY, dispose() {} };
+  }
   const link = linkSignals(parent);
-  const ends = ms === undefined ? Number.POSITIVE_INFINITY : clock.now() + ms;
+  const ends = clock.now() + ms;
   let expired = false;
-  const cancelTimer =
-    ms === undefined || link.signal.aborted
-      ? () => {}
-      : clock.schedule(ms, () => {
-          expired = true;
-          link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
-        });
+  const cancelTimer = link.signal.aborted
+    ? () => {}
+    : clock.schedule(ms, () => {
+        expired = true;
+        link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
+      });
   // Once the parent has ended it, the deadline can no longer fire: drop its timer at once.
   const detachTimer = onAbort(link.signal, cancelTimer);
   return {
@@ -69,7 +75,6 @@ export function startDeadline(
       return expired;
     },
     remaining: () => Math.max(0, ends - clock.now()),
-    abort: link.abort,
     dispose() {
       detachTimer();
       cancelTimer();

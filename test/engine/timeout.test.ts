@@ -98,16 +98,11 @@ describe('startDeadline', () => {
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
   });
 
-  it('abort(reason) aborts the deadline with that reason, not as expired, leaving the parent alone', () => {
-    const clock = createManualClock();
+  it('an unbounded deadline is its parent signal: no controller, no listener', () => {
     const parent = new AbortController();
-    const deadline = startDeadline(clock, 'each', 100, parent.signal);
-    deadline.abort('superseded');
-    expect(deadline.signal.reason).toBe('superseded');
-    expect(deadline.expired).toBe(false);
-    expect(parent.signal.aborted).toBe(false);
-    deadline.dispose();
-    expect(clock.pending()).toBe(0);
+    const deadline = startDeadline(createManualClock(), 'total', undefined, parent.signal);
+    expect(deadline.signal).toBe(parent.signal);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
   });
 });
 
