@@ -88,6 +88,15 @@ export function failure<TData>(
 
 const origin = (url: string) => new URL(url).origin;
 
+/** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
+function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
+  try {
+    return policy?.isFailureStatus(status) ?? false;
+  } catch {
+    return false;
+  }
+}
+
 /** Waits for a throttle slot, if the stitch has a throttle. Returns an error when it gave up. */
 async function takeSlot<TData>(
   context: ExecutionContext<TData>,
@@ -158,9 +167,11 @@ export async function runAttempt<TData>(
       admission = verdict.admission;
     }
     return await dispatch(context, attempt, total, admission);
-  } catch {
-    // Only an abort or the total deadline can land here (the breaker and hooks never throw).
-    return total.expired ? timedOut(context, total, attempt, false) : { type: 'aborted' };
+  } catch (error) {
+    // An abort or the total deadline land here; anything else is not ours to swallow.
+    if (total.expired) return timedOut(context, total, attempt, false);
+    if (context.signal.aborted) return { type: 'aborted' };
+    throw error;
   } finally {
     slot();
   }
@@ -237,7 +248,7 @@ async function dispatch<TData>(
     if (!response.ok) {
       const body = await readErrorBody(response);
       if (each.signal.aborted) throw each.signal.reason;
-      const failing = definition.circuit?.isFailureStatus(response.status) ?? false;
+      const failing = isFailureStatus(definition.circuit, response.status);
       outcome = failing ? 'failure' : 'neutral';
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.now());
       const kind = response.status === 429 ? 'rate-limited' : 'http';

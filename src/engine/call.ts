@@ -6,7 +6,7 @@ import { isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
-import type { Keys } from './keys';
+import { isPlainData, type Keys } from './keys';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
@@ -132,9 +132,10 @@ export function createCall(deps: CallDeps) {
     }
 
     const retry = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
-    // A write shares only when asked to and without a key of its own; its body is part of the key.
+    // A write shares only when asked to, without a key of its own, and with a body the key can
+    // describe in full (it is part of the key).
     const shareKey =
-      definition.coalesce && idempotencyKey === undefined
+      definition.coalesce && idempotencyKey === undefined && isPlainData(input?.body)
         ? (key ?? keys.keyOf(definition.name, '', input))
         : undefined;
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);

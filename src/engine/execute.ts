@@ -22,12 +22,16 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
   const budgetKey = definition.circuit?.key ?? new URL(context.request.url).origin;
   if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
   const total = startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+  let previous: StitchError | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
       const result: AttemptResult<TData> = await runAttempt(context, attempt, total);
-      if (result.type !== 'failure') return result;
+      // Law 4: once the last caller has left, nothing is delivered, so nothing gets cached.
       if (context.signal.aborted) return { type: 'aborted' };
-      const { error } = result;
+      if (result.type !== 'failure') return result;
+      // This call's own failures opened the breaker: report what the vendor said, not 'circuit-open'.
+      const error = result.error.kind === 'circuit-open' && previous ? previous : result.error;
+      previous = error;
       if (attempt >= retry.attempts || !isRetryable(error, retry)) return fail(context, error);
       const next = nextDelay({
         retry: attempt,
@@ -54,6 +58,11 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         );
       }
     }
+  } catch (error) {
+    // Only a defect can land here; a run must still settle, and say why.
+    if (context.signal.aborted) return { type: 'aborted' };
+    const message = `stitch '${definition.name}' failed unexpectedly: ${(error as Error)?.message ?? String(error)}`;
+    return fail(context, failure(context, 'config', message, { cause: error, retryable: false }));
   } finally {
     total.dispose();
   }

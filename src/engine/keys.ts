@@ -25,11 +25,26 @@ function hash(text: string): string {
  */
 function canonical(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value === undefined ? null : value;
-  if (Array.isArray(value)) return value.map(canonical);
-  return Object.keys(value)
+  // Tagged, so an array of pairs can never read as the object it resembles.
+  if (Array.isArray(value)) return ['a', ...value.map(canonical)];
+  const entries = Object.keys(value)
     .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
     .sort()
     .map((key) => [key, canonical((value as Record<string, unknown>)[key])]);
+  return ['o', ...entries];
+}
+
+/**
+ * Whether `value` is plain data (primitives, arrays, plain objects) that a key can describe in
+ * full. A `FormData`, `Blob`, stream or `Date` body is not: two different ones would look alike,
+ * so a write carrying one never shares a request.
+ */
+export function isPlainData(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'function';
+  if (Array.isArray(value)) return value.every(isPlainData);
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  return Object.values(value).every(isPlainData);
 }
 
 /** Builds the keys of one engine; `secret` lists lower-cased header names to hash. */

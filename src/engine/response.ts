@@ -96,7 +96,13 @@ export function parseBody(text: string, contentType: string | null, type: Respon
 /** Runs the `output` validator; its issues become the error's `cause`. */
 export async function validate<TData>(schema: StandardSchemaV1<unknown, TData> | undefined, value: unknown) {
   if (!schema) return value as TData;
-  const result = await schema['~standard'].validate(value);
+  let result: StandardResult<TData>;
+  try {
+    result = await schema['~standard'].validate(value);
+  } catch (error) {
+    // A validator that throws (a buggy transform) says nothing about the vendor: still 'invalid'.
+    throw new BodyProblem(`the output validator threw: ${(error as Error)?.message ?? String(error)}`, error);
+  }
   if (result.issues) {
     const first = result.issues[0]?.message ?? 'invalid';
     throw new BodyProblem(`the response failed output validation: ${first}`, result.issues);

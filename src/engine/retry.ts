@@ -134,7 +134,12 @@ export function normalizeRetry(
  */
 export function isRetryable(error: StitchError, policy: RetryPolicy): boolean {
   if (NEVER_RETRIED.has(error.kind) || (error.kind === 'timeout' && error.phase === 'total')) return false;
-  return policy.shouldRetryError(error);
+  try {
+    return policy.shouldRetryError(error);
+  } catch {
+    // A user's `on` predicate that throws must not wedge the call: it just does not retry.
+    return false;
+  }
 }
 
 /**

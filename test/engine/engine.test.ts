@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { createEngine, type StitchEvent, type Store, stitch } from '../../src/index';
+import { createEngine, createMemoryStore, type StitchEvent, type Store, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 
@@ -243,4 +243,117 @@ it('the total deadline ends a wait on a slow store, sending nothing', async () =
   const result = await run.safe();
   expect(result.error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
   expect(calls).toHaveLength(0);
+});
+
+describe('user code that throws, and calls that fail on their own', () => {
+  const failing = (status: number) => async () => json({ error: 'down' }, status);
+
+  it('a retry predicate that throws does not wedge the run: it settles, without a retry', async () => {
+    const fetch = vi.fn(failing(503));
+    const engine = createEngine({ fetch: fetch as unknown as typeof globalThis.fetch });
+    const read = stitch({
+      name: uniqueKey('bad-predicate'),
+      url: 'https://api.test/x',
+      retry: {
+        attempts: 3,
+        on: () => {
+          throw new Error('bad predicate');
+        },
+      },
+    });
+    const result = await read(undefined, { engine }).safe();
+    expect(result.error).toMatchObject({ kind: 'http', status: 503 });
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('a validator that throws is invalid: not retried, not counted by the breaker', async () => {
+    const fetch = vi.fn(async () => json({ id: 1 }));
+    const engine = createEngine({ fetch: fetch as unknown as typeof globalThis.fetch });
+    const buggy = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: () => {
+          throw new Error('validator bug');
+        },
+      },
+    };
+    const read = stitch({
+      name: uniqueKey('buggy-schema'),
+      url: 'https://api.test/x',
+      output: buggy,
+      circuit: { failures: 1 },
+    });
+    const result = await read(undefined, { engine }).safe();
+    expect(result.error).toMatchObject({ kind: 'invalid', requests: 1, ambiguous: false });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(await engine.circuitState('https://api.test')).toMatchObject({ state: 'closed', failures: 0 });
+  });
+
+  it("when a call's own failures open the breaker, it reports the vendor's answer, not circuit-open", async () => {
+    const engine = createEngine({ fetch: failing(503) as unknown as typeof globalThis.fetch });
+    const read = stitch({
+      name: uniqueKey('self-opened'),
+      url: 'https://api.test/x',
+      retry: { attempts: 3, backoff: { base: 0 } },
+      circuit: { failures: 2 },
+    });
+    const result = await read(undefined, { engine }).safe();
+    expect(result.error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
+  });
+
+  it('data that arrives after the last caller left is not cached', async () => {
+    const memory = createMemoryStore();
+    let gets = 0;
+    let reached: () => void = () => {};
+    const reachedRecord = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The breaker reads the store once to admit and once to record: hold the record.
+    const store: Store = {
+      ...memory,
+      get: async (key) => {
+        gets += 1;
+        if (gets === 2) {
+          reached();
+          await gate;
+        }
+        return memory.get(key);
+      },
+    };
+    const engine = createEngine({ fetch: async () => json({ fresh: true }), store });
+    const read = stitch({ name: uniqueKey('late-data'), url: 'https://api.test/x', cache: { ttl: 60_000 } });
+    const leaving = new AbortController();
+    const run = read(undefined, { engine, signal: leaving.signal });
+    await reachedRecord;
+    leaving.abort(new Error('left'));
+    await run.safe();
+    release();
+    const key = engine.keyOf(read, undefined) as string;
+    await vi.waitFor(() => expect(engine.getSnapshot(key).fetching).toBe(false));
+    expect(engine.getSnapshot(key).data).toBeUndefined();
+  });
+
+  it('writes with coalesce on never share a request for bodies a key cannot describe', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const upload = stitch({
+      name: uniqueKey('upload'),
+      method: 'POST',
+      url: 'https://api.test/u',
+      coalesce: true,
+    });
+    const first = new FormData();
+    first.set('file', 'A');
+    const second = new FormData();
+    second.set('file', 'B');
+    await Promise.all([upload({ body: first }, { engine }), upload({ body: second }, { engine })]);
+    expect(calls).toHaveLength(2);
+    await Promise.all([upload({ body: { n: 1 } }, { engine }), upload({ body: { n: 1 } }, { engine })]);
+    expect(calls).toHaveLength(3);
+  });
 });

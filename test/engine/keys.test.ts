@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKeys } from '../../src/engine/keys';
+import { createKeys, isPlainData } from '../../src/engine/keys';
 
 const keys = createKeys(new Set(['authorization', 'x-api-key']));
 
@@ -16,6 +16,10 @@ describe('keyOf', () => {
     expect(keys.keyOf('t', '', { query: { q: 'ada' } })).not.toBe(base);
     expect(keys.keyOf('s', 'user-b', { query: { q: 'ada' } })).not.toBe(base);
     expect(keys.keyOf('s', '', { query: { q: ['ada'] } })).not.toBe(base);
+  });
+
+  it('never reads an array of pairs as the object it resembles', () => {
+    expect(keys.keyOf('s', '', { body: { a: 1 } })).not.toBe(keys.keyOf('s', '', { body: [['a', 1]] }));
   });
 
   it('treats an undefined field as absent', () => {
@@ -53,5 +57,21 @@ describe('belongsTo', () => {
     expect(keys.belongsTo(keys.keyOf('users', '', {}), 'users')).toBe(true);
     expect(keys.belongsTo(keys.keyOf('users2', '', {}), 'users')).toBe(false);
     expect(keys.belongsTo(keys.keyOf('user', '', {}), 'users')).toBe(false);
+  });
+});
+
+describe('isPlainData', () => {
+  it('accepts primitives, arrays and plain objects, and nothing a key could not describe', () => {
+    expect(isPlainData({ a: [1, 'x', null, { b: true }] })).toBe(true);
+    expect(isPlainData(Object.create(null))).toBe(true);
+    for (const opaque of [
+      new FormData(),
+      new Blob(['x']),
+      new Date(0),
+      new URLSearchParams('a=1'),
+      { f: () => 1 },
+    ]) {
+      expect(isPlainData(opaque)).toBe(false);
+    }
   });
 });
