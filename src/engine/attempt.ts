@@ -140,6 +140,7 @@ export async function runAttempt<TData>(
     return { type: 'aborted' };
   }
   if (slot instanceof StitchError) return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  const sentBefore = state.requests;
   try {
     state.phase = 'before-dispatch';
     let admission: Admission | undefined;
@@ -173,7 +174,8 @@ export async function runAttempt<TData>(
     if (context.signal.aborted) return { type: 'aborted' };
     throw error;
   } finally {
-    slot();
+    // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
+    slot(state.requests === sentBefore);
   }
 }
 

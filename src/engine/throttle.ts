@@ -92,8 +92,11 @@ export function normalizeThrottle(
   return { key, concurrency: concurrency ?? Infinity, rate: parsed, maxWait: maxWait ?? Infinity };
 }
 
-/** Gives a slot back; calling it again does nothing. */
-export type Release = () => void;
+/**
+ * Gives a slot back; calling it again does nothing. `unused`: nothing was sent under the slot
+ * (the breaker refused, the caller left first), so its rate token goes back too.
+ */
+export type Release = (unused?: boolean) => void;
 
 /** Per-call options of {@link Throttle.acquire}. */
 export interface AcquireOptions {
@@ -210,18 +213,18 @@ export function createThrottle(clock: Clock): Throttle {
     state.active++;
     if (state.policy.rate) state.grants.push(grantedAt);
     let released = false;
-    const release: Release = () => {
+    const release: Release = (unused = false) => {
       if (released) return;
       released = true;
+      if (unused) {
+        const index = state.grants.lastIndexOf(grantedAt);
+        if (index !== -1) state.grants.splice(index, 1);
+      }
       state.active--;
       pump(key, state);
     };
     // A grant that never reached its caller sent nothing, so its rate token goes back too.
-    const refund = () => {
-      const index = state.grants.lastIndexOf(grantedAt);
-      if (index !== -1) state.grants.splice(index, 1);
-      release();
-    };
+    const refund = () => release(true);
     waiter.state = { status: 'granted', refund };
     queueMicrotask(() => {
       if (waiter.state.status !== 'granted') return;

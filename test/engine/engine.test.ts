@@ -357,3 +357,21 @@ describe('user code that throws, and calls that fail on their own', () => {
     expect(calls).toHaveLength(3);
   });
 });
+
+it('an attempt that sends nothing hands back its rate token with its slot', async () => {
+  const clock = createManualClock();
+  const engine = createEngine({ fetch: async () => json({ error: 'down' }, 503), clock });
+  const read = stitch({
+    name: uniqueKey('refund'),
+    url: 'https://api.test/x',
+    retry: false,
+    circuit: { failures: 1, cooldown: 60_000 },
+    throttle: { rate: '1/s', maxWait: 0 },
+  });
+  expect((await read(undefined, { engine }).safe()).error?.kind).toBe('http');
+  clock.schedule(1_000, () => {});
+  await clock.advance(1_000);
+  // Both are refused by the open breaker; neither spends the one token the window holds.
+  expect((await read(undefined, { engine }).safe()).error?.kind).toBe('circuit-open');
+  expect((await read(undefined, { engine }).safe()).error?.kind).toBe('circuit-open');
+});

@@ -365,3 +365,18 @@ describe('normalizeThrottle', () => {
     expect(thrown).toMatchObject({ kind: 'config', field, stitch: 'searchUsers' });
   });
 });
+
+describe('release(unused)', () => {
+  it('gives the rate token back with the slot when nothing was sent', async () => {
+    const clock = createManualClock();
+    const throttle = createThrottle(clock);
+    const policy = normalizeThrottle({ rate: '1/s', maxWait: 0 }, 's') as NonNullable<
+      ReturnType<typeof normalizeThrottle>
+    >;
+    const first = await throttle.acquire('k', policy);
+    first(true);
+    const second = await throttle.acquire('k', policy);
+    second();
+    await expect(throttle.acquire('k', policy)).rejects.toMatchObject({ kind: 'rate-limited' });
+  });
+});
