@@ -3,7 +3,7 @@ import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
-import { redactHeaders, redactUrl } from './events';
+import { redactHeaders, redactUrl, safely } from './events';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
@@ -48,18 +48,6 @@ export type AttemptResult<TData> =
   | { type: 'success'; data: TData }
   | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
   | { type: 'aborted' };
-
-/** Calls a hook; a hook that throws must not change the outcome it observes. */
-export function safely<TArgs extends unknown[]>(
-  hook: ((...args: TArgs) => void) | undefined,
-  ...args: TArgs
-) {
-  try {
-    hook?.(...args);
-  } catch {
-    // Observers cannot fail a run.
-  }
-}
 
 /** Builds an error carrying the execution's counters at the moment it is made. */
 export function failure<TData>(

@@ -1,9 +1,9 @@
 import { abortReason, onAbort } from './abort';
-import { type EngineParts, type ExecutionContext, type ExecutionState, safely } from './attempt';
+import type { EngineParts, ExecutionContext, ExecutionState } from './attempt';
 import type { Cache } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import { isStitchError, reasonMessage, StitchError } from './errors';
-import { type EventPayload, redactUrl, type StitchEvent } from './events';
+import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
 import { isPlainData, type Keys } from './keys';

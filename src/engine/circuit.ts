@@ -6,6 +6,7 @@
  */
 import type { Clock } from './clock';
 import { configError } from './errors';
+import { safely } from './events';
 import type { Store } from './store';
 
 /** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
@@ -243,13 +244,6 @@ export function createCircuit(deps: {
   const leasePrefix = Math.random().toString(36).slice(2, 10);
   let leases = 0;
 
-  // A throwing listener must not fail a call, nor undo a transition the store already committed.
-  const notify = <T>(listener: ((value: T) => void) | undefined, value: T) => {
-    try {
-      listener?.(value);
-    } catch {}
-  };
-
   /**
    * Applies `step` atomically and reports a change of state. A plain read first skips the write
    * when nothing would change (the hot path: closed, or open and not yet due); `update` re-runs
@@ -268,8 +262,9 @@ export function createCircuit(deps: {
       })) ?? CLOSED;
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
-      notify(onTransition, transition);
-      notify(caller?.transition, transition);
+      // A listener that throws must not fail the call, nor undo what the store committed.
+      safely(onTransition, transition);
+      safely(caller?.transition, transition);
     }
     return to;
   };
@@ -290,8 +285,8 @@ export function createCircuit(deps: {
         const step =
           leaseId === undefined ? afterCall(outcome, policy, now) : afterProbe(leaseId, outcome, policy, now);
         await transact(key, step, caller).catch((error: unknown) => {
-          notify(onStoreError, error);
-          notify(caller?.storeError, error);
+          safely(onStoreError, error);
+          safely(caller?.storeError, error);
         });
       },
     };
@@ -305,8 +300,8 @@ export function createCircuit(deps: {
       try {
         s = await transact(key, afterAdmit(leaseId, policy, now), caller);
       } catch (error) {
-        notify(onStoreError, error);
-        notify(caller?.storeError, error);
+        safely(onStoreError, error);
+        safely(caller?.storeError, error);
         return { admitted: true, admission: UNCOUNTED };
       }
       if (s.state === 'closed')

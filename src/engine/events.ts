@@ -123,16 +123,25 @@ export function redactUrl(url: string, secret: ReadonlySet<string>): string {
   return changed ? parsed.toString() : url;
 }
 
+/**
+ * Calls an observer (a hook, a sink, a listener): one that throws must not change the outcome
+ * it observes.
+ */
+export function safely<TArgs extends unknown[]>(
+  observer: ((...args: TArgs) => void) | undefined,
+  ...args: TArgs
+): void {
+  try {
+    observer?.(...args);
+  } catch {
+    // Observers cannot fail a run.
+  }
+}
+
 /** Fans events out to sinks; each sink is isolated so one that throws cannot break a run. */
 export function fanOut(sinks: readonly TraceSink[]): ((event: StitchEvent) => void) | undefined {
   if (sinks.length === 0) return undefined;
   return (event) => {
-    for (const sink of sinks) {
-      try {
-        sink.handle(event);
-      } catch {
-        // A broken sink must not change the outcome of the call it observes.
-      }
-    }
+    for (const sink of sinks) safely((seen: StitchEvent) => sink.handle(seen), event);
   };
 }

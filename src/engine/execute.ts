@@ -1,5 +1,6 @@
-import { type AttemptResult, type ExecutionContext, failure, runAttempt, safely } from './attempt';
+import { type AttemptResult, type ExecutionContext, failure, runAttempt } from './attempt';
 import type { StitchError } from './errors';
+import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
 import { summarize } from './run';
 import { startDeadline } from './timeout';

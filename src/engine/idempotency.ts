@@ -44,5 +44,16 @@ export function idempotencyKeyFor<TInput>(
 ): string | undefined {
   if (callerKey !== undefined) return callerKey;
   if (!policy) return undefined;
-  return policy.keyOf ? policy.keyOf(input) : crypto.randomUUID();
+  return policy.keyOf ? policy.keyOf(input) : mintKey();
+}
+
+/**
+ * A fresh random key. `crypto.randomUUID` exists only in secure contexts (a plain-http page has
+ * none); `crypto.getRandomValues` exists everywhere, so it is the fallback.
+ */
+export function mintKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+    byte.toString(16).padStart(2, '0'),
+  ).join('');
 }

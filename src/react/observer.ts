@@ -1,3 +1,4 @@
+import { reasonMessage } from '../engine/errors';
 import {
   type Engine,
   isAbortError,
@@ -72,6 +73,12 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   let placeholder: { key: string; data: TData } | undefined;
   let last: QueryResult<TData> | undefined;
 
+  /** Whether `key` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
+  const youngerThan = (key: string, ms: number) => {
+    const { updatedAt } = engine.getSnapshot(key);
+    return ms > 0 && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
+  };
+
   const notify = () => {
     for (const listener of [...listeners]) listener();
   };
@@ -110,7 +117,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const fetch = (
+  const load = (
     goal: ObserverTarget<TData, TInput>,
     key: string,
     link: LinkedSignal,
@@ -133,16 +140,13 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   const start = (goal: ObserverTarget<TData, TInput>, revalidate: boolean) => {
     const { key } = goal;
     if (key === undefined) return;
-    const { updatedAt } = engine.getSnapshot(key);
-    const fresh =
-      goal.staleTime > 0 && updatedAt !== undefined && engine.clock.now() - updatedAt < goal.staleTime;
-    if (!revalidate && fresh) {
+    if (!revalidate && youngerThan(key, goal.staleTime)) {
       settle(key, null);
       return;
     }
     const link = linkSignals(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
-      fetch(goal, key, link, revalidate);
+      load(goal, key, link, revalidate);
       return;
     }
     // A re-key inside the window releases this wait: the request is never sent.
@@ -150,7 +154,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     phase = current;
     engine.clock.sleep(goal.debounce, link.signal).then(
       () => {
-        if (phase === current) fetch(goal, key, link, false);
+        if (phase === current) load(goal, key, link, false);
       },
       (reason: unknown) => {
         link.dispose();
@@ -163,13 +167,11 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   /** Whether committing `key` will send a request (not debounced, no data young enough). */
-  const willFetch = (key: string | undefined, view: ResultView) => {
-    if (key === undefined || view.debounce > 0) return false;
-    const { updatedAt } = engine.getSnapshot(key);
-    if (updatedAt === undefined) return true;
-    const age = engine.clock.now() - updatedAt;
-    return !(view.staleTime > 0 && age < view.staleTime) && !(view.ttl > 0 && age < view.ttl);
-  };
+  const willFetch = (key: string | undefined, view: ResultView) =>
+    key !== undefined &&
+    view.debounce <= 0 &&
+    !youngerThan(key, view.staleTime) &&
+    !youngerThan(key, view.ttl);
 
   const refetch = () => {
     if (!target || target.key === undefined) return;
@@ -260,8 +262,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
 
 /** The error a hook shows when its debounce wait is cancelled: the same shape a run gives. */
 function abortError(stitch: Stitch<unknown, never>, reason: unknown): StitchError {
-  const message =
-    reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'Cancelled';
+  const message = reasonMessage(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }
 

@@ -1,4 +1,5 @@
 import { type ReactNode, useContext, useEffect, useRef } from 'react';
+import { onAbort } from '../engine/abort';
 import { ScopeContext } from './context';
 
 /** Props of {@link StitchScope}. */
@@ -37,11 +38,12 @@ export function StitchScope({ resetKey, children }: StitchScopeProps) {
   useEffect(() => {
     current.mounted = true;
     const { controller } = current;
+    // A parent's abort (an outer scope unmounting) ends this scope too, with its reason.
     const follow = () => controller.abort(parent?.reason);
     if (parent?.aborted) follow();
-    parent?.addEventListener('abort', follow, { once: true });
+    const detach = parent ? onAbort(parent, follow) : () => {};
     return () => {
-      parent?.removeEventListener('abort', follow);
+      detach();
       current.mounted = false;
       // Deferred, so StrictMode's simulated unmount and remount keep the scope alive.
       queueMicrotask(() => {

@@ -1,4 +1,5 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { mintKey } from '../engine/idempotency';
 import { linkSignals, type Stitch, type StitchError, type StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { useEngine } from './provider';
@@ -34,13 +35,6 @@ interface MutationState<TData> {
 
 const IDLE: MutationState<never> = { status: 'idle', data: undefined, error: null };
 
-/** A fresh key per intent; `crypto.randomUUID` is missing on plain-http pages, hence the fallback. */
-function newIntentKey(): string {
-  return typeof crypto.randomUUID === 'function'
-    ? crypto.randomUUID()
-    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-}
-
 /**
  * Runs a write with one idempotency key per user intent. After an ambiguous failure (the user
  * cancelled after the request left, say), sending the same intent again reuses the key, so the
@@ -54,7 +48,7 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const [state, setState] = useState<MutationState<TData>>(IDLE);
-  const [idempotencyKey, setKey] = useState(newIntentKey);
+  const [idempotencyKey, setKey] = useState(mintKey);
   const inFlight = useRef<AbortController | undefined>(undefined);
   const mounted = useRef(true);
 
@@ -90,7 +84,7 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
       inFlight.current = undefined;
       if (result.ok) {
         show({ status: 'success', data: result.data, error: null });
-        if (mounted.current) setKey(newIntentKey());
+        if (mounted.current) setKey(mintKey());
         return result.data;
       }
       show({ status: 'error', data: undefined, error: result.error });
@@ -115,7 +109,7 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
   const reset = useCallback(() => {
     inFlight.current = undefined;
     setState(IDLE);
-    setKey(newIntentKey());
+    setKey(mintKey());
   }, []);
 
   return { ...state, idempotencyKey, mutate, mutateAsync, cancel, reset };

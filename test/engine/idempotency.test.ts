@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { isStitchError } from '../../src/engine/errors';
-import { IDEMPOTENCY_HEADER, idempotencyKeyFor, normalizeIdempotency } from '../../src/engine/idempotency';
+import {
+  IDEMPOTENCY_HEADER,
+  idempotencyKeyFor,
+  mintKey,
+  normalizeIdempotency,
+} from '../../src/engine/idempotency';
 import type { StitchInput } from '../../src/engine/request';
 
 /** The config error `fn` throws, failing the test otherwise. */
@@ -79,5 +84,22 @@ describe('idempotencyKeyFor', () => {
     const second = idempotencyKeyFor(policy, input, undefined);
     expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(second).not.toBe(first);
+  });
+});
+
+describe('mintKey', () => {
+  it('mints distinct keys, and still does where crypto.randomUUID is missing (a plain-http page)', () => {
+    expect(mintKey()).not.toBe(mintKey());
+    const own = Object.getOwnPropertyDescriptor(crypto, 'randomUUID');
+    Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      const keys = new Set(Array.from({ length: 100 }, () => mintKey()));
+      expect(keys.size).toBe(100);
+      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      if (own) Object.defineProperty(crypto, 'randomUUID', own);
+      else delete (crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    expect(typeof crypto.randomUUID).toBe('function');
   });
 });
