@@ -57,6 +57,23 @@ async function searchCounts(page: Page) {
   };
 }
 
+/**
+ * Types `word` into the focused search box, waits for its results, then until the page's counters
+ * and the vendor's ledger both read `expected`.
+ */
+async function typeAndAgree(
+  page: Page,
+  word: string,
+  expected: { sent: number; cancelled: number; completed: number },
+) {
+  await page.keyboard.type(word, { delay: KEY_DELAY });
+  await page
+    .getByTestId('results-summary')
+    .filter({ hasText: `for “${word}”` })
+    .waitFor();
+  await expect.poll(() => searchCounts(page), poll).toEqual({ page: expected, vendor: expected });
+}
+
 describe('the demo', () => {
   it.each(['/search', '/route-change', '/checkout', '/breaker'])(
     'loads %s with no console error',
@@ -70,19 +87,11 @@ describe('the demo', () => {
   it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
     const { page, errors } = await open('/search');
     const box = page.getByRole('searchbox', { name: 'Search people' });
-    const summary = page.getByTestId('results-summary');
 
     // Without debounce: every keystroke sends, and re-keying aborts the one before.
     await box.click();
     const first = 'margaret';
-    await page.keyboard.type(first, { delay: KEY_DELAY });
-    await summary.filter({ hasText: `for “${first}”` }).waitFor();
-    await expect
-      .poll(() => searchCounts(page), poll)
-      .toEqual({
-        page: { sent: first.length, cancelled: first.length - 1, completed: 1 },
-        vendor: { sent: first.length, cancelled: first.length - 1, completed: 1 },
-      });
+    await typeAndAgree(page, first, { sent: first.length, cancelled: first.length - 1, completed: 1 });
     expect(await counter(page, 'keystrokes')).toBe(first.length);
     expect(await page.getByTestId('breaker').textContent()).toMatch(/^closed · 0\//);
     // The page's own ledger panel has caught up too, so the screenshot tells one story.
@@ -96,14 +105,7 @@ describe('the demo', () => {
     await box.fill('');
     await box.click();
     const second = 'lovelace';
-    await page.keyboard.type(second, { delay: KEY_DELAY });
-    await summary.filter({ hasText: `for “${second}”` }).waitFor();
-    await expect
-      .poll(() => searchCounts(page), poll)
-      .toEqual({
-        page: { sent: first.length + 1, cancelled: first.length - 1, completed: 2 },
-        vendor: { sent: first.length + 1, cancelled: first.length - 1, completed: 2 },
-      });
+    await typeAndAgree(page, second, { sent: first.length + 1, cancelled: first.length - 1, completed: 2 });
     expect(errors).toEqual([]);
   });
 

@@ -12,6 +12,7 @@ import { isStitchError } from '../../src/engine/errors';
 import { createMemoryStore, type Store } from '../../src/engine/store';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
+import { thrownBy } from '../helpers/throws';
 
 /** A fresh breaker on a manual clock, recording its transitions and store errors. */
 function setup(store?: (memory: Store) => Store) {
@@ -41,6 +42,9 @@ function setup(store?: (memory: Store) => Store) {
 
 const policyOf = (options: CircuitOptions = {}) => normalizeCircuit(options, 'test') as CircuitPolicy;
 const consecutive = policyOf({ failures: 5, cooldown: 10_000, probeTimeout: 2_000 });
+
+/** What `admit` answers when the breaker refuses a caller: exactly this, nothing more. */
+const refused = (retryAfter: number, state: 'open' | 'half-open') => ({ admitted: false, retryAfter, state });
 
 /** Opens the breaker of `t` with five failures. */
 async function open(t: ReturnType<typeof setup>) {
@@ -105,17 +109,9 @@ describe('open', () => {
   it('rejects with retryAfter until the cooldown ends, then lets one probe through', async () => {
     const t = setup();
     await open(t);
-    expect(await t.circuit.admit(t.key, consecutive)).toEqual({
-      admitted: false,
-      retryAfter: 10_000,
-      state: 'open',
-    });
+    expect(await t.circuit.admit(t.key, consecutive)).toEqual(refused(10_000, 'open'));
     await t.clock.advance(9_999);
-    expect(await t.circuit.admit(t.key, consecutive)).toEqual({
-      admitted: false,
-      retryAfter: 1,
-      state: 'open',
-    });
+    expect(await t.circuit.admit(t.key, consecutive)).toEqual(refused(1, 'open'));
     await t.clock.advance(1);
     const admission = await t.admit(consecutive);
     expect(admission.probe).toBe(true);
@@ -188,11 +184,7 @@ describe('half-open', () => {
     const t = setup();
     const hung = await probe(t);
     await t.clock.advance(1_999);
-    expect(await t.circuit.admit(t.key, consecutive)).toEqual({
-      admitted: false,
-      retryAfter: 1,
-      state: 'half-open',
-    });
+    expect(await t.circuit.admit(t.key, consecutive)).toEqual(refused(1, 'half-open'));
     await t.clock.advance(1);
     const second = await t.admit(consecutive);
     expect(second.probe).toBe(true);
@@ -364,13 +356,7 @@ describe('normalizeCircuit', () => {
     ['circuit.window.buckets', { window: { buckets: 0 } }],
     ['circuit.key', { key: '' }],
   ])('throws a config StitchError naming %s', (field, options) => {
-    const thrown = (() => {
-      try {
-        normalizeCircuit(options, 'searchUsers');
-      } catch (error) {
-        return error;
-      }
-    })();
+    const thrown = thrownBy(() => normalizeCircuit(options, 'searchUsers'));
     expect(isStitchError(thrown)).toBe(true);
     expect(thrown).toMatchObject({ kind: 'config', field, stitch: 'searchUsers' });
   });

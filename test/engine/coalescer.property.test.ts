@@ -22,6 +22,7 @@ import {
 import { createManualClock, type ManualClock } from '../helpers/clock';
 import { fastCheckRun } from '../helpers/fastCheck';
 import { uniqueKey } from '../helpers/keys';
+import { type Answer, createSchedulerVendor, flush, type Item, type Sent } from '../helpers/schedulerFakes';
 
 const replay = fastCheckRun();
 
@@ -29,7 +30,6 @@ const ORIGIN = 'https://vendor.test';
 const BREAKER_FAILURES = 3;
 const COOLDOWN = 1_000;
 
-type Answer = 'ok' | '503' | 'network';
 /** How a caller aborts: with an Error, a plain object, a DOMException, or `abort()` bare. */
 type ReasonKind = 'error' | 'object' | 'dom' | 'bare';
 interface CallerPlan {
@@ -54,11 +54,6 @@ interface Plan {
   /** How many times the breaker's cooldown passes at random points of the first wave. */
   elapse: number;
 }
-interface Item {
-  id: number;
-  request: number;
-}
-
 const planOf = (answer: fc.Arbitrary<Answer>): fc.Arbitrary<Plan> =>
   fc.record({
     callers: fc.array(
@@ -81,65 +76,6 @@ const planOf = (answer: fc.Arbitrary<Answer>): fc.Arbitrary<Plan> =>
     drive: fc.constantFrom('eager', 'idle'),
     elapse: fc.nat({ max: 2 }),
   });
-
-interface Sent {
-  readonly n: number;
-  readonly key: string;
-  readonly signal: AbortSignal;
-  readonly answer: Answer;
-  status: 'in-flight' | 'answered' | 'aborted';
-}
-
-/**
- * A fetch whose answers the scheduler releases. Like real fetch it rejects with `signal.reason`
- * the moment its signal aborts, and drops its listener once settled. It records a violation when
- * a request starts while another live one for the same key is in flight, or when a request is
- * aborted while a caller of its key still waits (`waiting`).
- */
-function createVendor(
-  s: fc.Scheduler,
-  answers: readonly Answer[],
-  waiting: (key: string) => string[],
-  violations: string[],
-) {
-  const requests: Sent[] = [];
-  const fetch = (url: string | URL | globalThis.Request, init?: RequestInit): Promise<Response> => {
-    const key = new URL(String(url)).pathname;
-    const signal = init?.signal as AbortSignal;
-    const n = requests.length;
-    const answer = answers[n % answers.length] as Answer;
-    const live = requests.filter((r) => r.key === key && r.status === 'in-flight' && !r.signal.aborted);
-    if (live.length > 0) violations.push(`request #${n} for ${key} sent while #${live[0]?.n} is in flight`);
-    const request: Sent = { n, key, signal, answer, status: 'in-flight' };
-    requests.push(request);
-    return new Promise<Response>((resolve, reject) => {
-      const onAbort = () => {
-        request.status = 'aborted';
-        const still = waiting(key);
-        if (still.length > 0) violations.push(`request #${n} aborted while ${still.join(', ')} still wait`);
-        reject(signal.reason);
-      };
-      if (signal.aborted) {
-        request.status = 'aborted';
-        reject(signal.reason);
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      s.schedule(Promise.resolve(answer), `vendor answers #${n} ${key}`).then(() => {
-        if (request.status !== 'in-flight') return;
-        request.status = 'answered';
-        signal.removeEventListener('abort', onAbort);
-        if (answer === 'network') reject(new TypeError('fetch failed'));
-        else if (answer === '503') resolve(new Response('unavailable', { status: 503 }));
-        else {
-          const item: Item = { id: Number(key.split('/').pop()), request: n };
-          resolve(Response.json(item));
-        }
-      });
-    });
-  };
-  return { fetch: fetch as typeof globalThis.fetch, requests };
-}
 
 /**
  * The engine's clock: a manual clock whose timers are also fired by scheduler tasks, so a backoff
@@ -201,7 +137,7 @@ function schedulerStore(s: fc.Scheduler, inner: Store): Store {
 async function drain(s: fc.Scheduler, drive: Plan['drive']) {
   for (let round = 0; round < 100; round++) {
     await (drive === 'eager' ? s.waitAll() : s.waitIdle());
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await flush();
     if (s.count() === 0) return;
   }
   throw new Error('the scheduler never went idle');
@@ -250,7 +186,14 @@ async function playAndCheck(s: fc.Scheduler, plan: Plan) {
       .filter((c) => path(c.plan.key) === key && c.run && !isDone(c.run) && !c.controller.signal.aborted)
       .map((c) => c.name);
   const violations: string[] = [];
-  const vendor = createVendor(s, plan.answers, waiting, violations);
+  // Law 4: a request is only aborted once its last caller left.
+  const vendor = createSchedulerVendor(s, plan.answers, violations, {
+    onAbort: (request) => {
+      const still = waiting(request.key);
+      if (still.length > 0)
+        violations.push(`request #${request.n} aborted while ${still.join(', ')} still wait`);
+    },
+  });
   const manual = createManualClock();
   const { clock, leaks } = schedulerClock(s, manual, violations);
   const traced: StitchEvent[] = [];

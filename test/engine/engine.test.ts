@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createEngine, createMemoryStore, type StitchEvent, type Store, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
+import { eventTypes, snapshotWhere } from '../helpers/runs';
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -46,7 +47,7 @@ describe('createEngine', () => {
     });
     const get = stitch({ name: uniqueKey('get'), url: 'https://api.test/thing' });
     await expect(get(undefined, { engine })).resolves.toEqual({ ok: true });
-    expect(seen.map((event) => event.type)).toEqual(['start', 'request', 'response', 'success', 'done']);
+    expect(eventTypes(seen)).toEqual(['start', 'request', 'response', 'success', 'done']);
   });
 
   it('redacts secret headers and configured query fields before an event leaves the engine', async () => {
@@ -201,7 +202,7 @@ describe('an unreachable store', () => {
     await clock.advance(250);
     await expect(run).resolves.toEqual({ ok: true });
     expect(calls).toHaveLength(1);
-    expect((await run.report()).events.map((event) => event.type)).toContain('store');
+    expect(eventTypes((await run.report()).events)).toContain('store');
     expect(clock.pending()).toBe(0);
   });
 });
@@ -225,7 +226,7 @@ it('an abort while the breaker waits on a slow store hands the throttle slot bac
   await first.safe();
   const second = read(undefined, { engine });
   await clock.untilPending(2);
-  expect(second.events.map((event) => event.type)).not.toContain('queued');
+  expect(eventTypes(second.events)).not.toContain('queued');
   await clock.advance(10_000);
   await expect(second).resolves.toEqual({ ok: true });
 });
@@ -332,9 +333,13 @@ describe('user code that throws, and calls that fail on their own', () => {
     await reachedRecord;
     leaving.abort(new Error('left'));
     await run.safe();
-    release();
     const key = engine.keyOf(read, undefined) as string;
-    await vi.waitFor(() => expect(engine.getSnapshot(key).fetching).toBe(false));
+    // The execution is still held at its record: it has not settled yet.
+    expect(engine.getSnapshot(key).fetching).toBe(true);
+    release();
+    // `fetching` turns false only once the execution settled, after it stored (or not) its data.
+    const settled = await snapshotWhere(engine, key, (snapshot) => !snapshot.fetching);
+    expect(settled.data).toBeUndefined();
     expect(engine.getSnapshot(key).data).toBeUndefined();
   });
 

@@ -10,6 +10,7 @@ import {
   type RetryOptions,
 } from '../../src/engine/retry';
 import { createManualClock } from '../../src/testing/manualClock';
+import { thrownBy } from '../helpers/throws';
 
 const error = (details: Omit<StitchErrorDetails, 'message'>) => new StitchError({ message: 'x', ...details });
 const get = (value?: number | RetryOptions | false) => normalizeRetry(value, 'GET', false, 'search');
@@ -61,13 +62,8 @@ describe('normalizeRetry', () => {
     [{ budget: { window: 0 } }, 'retry.budget.window'],
     [{ on: [99] }, 'retry.on'],
   ] satisfies Array<[RetryOptions, string]>)('rejects %j naming %s', (options, field) => {
-    let thrown: unknown;
-    try {
-      // A write without a key too: bad config is a bug even where attempts are forced to 1.
-      normalizeRetry(options, 'POST', false, 'charge');
-    } catch (e) {
-      thrown = e;
-    }
+    // A write without a key too: bad config is a bug even where attempts are forced to 1.
+    const thrown = thrownBy(() => normalizeRetry(options, 'POST', false, 'charge'));
     expect(thrown).toBeInstanceOf(StitchError);
     expect(thrown).toMatchObject({ kind: 'config', field, stitch: 'charge' });
     expect((thrown as Error).message).toContain(field);

@@ -3,6 +3,7 @@ import { StitchError } from '../../src/engine/errors';
 import type { StitchEvent } from '../../src/engine/events';
 import { type RunTally, StitchRun } from '../../src/engine/run';
 import { createManualClock } from '../helpers/clock';
+import { collect, eventTypes } from '../helpers/runs';
 
 const tally = (over: Partial<RunTally> = {}): RunTally => ({
   attempts: 1,
@@ -31,11 +32,23 @@ async function turns(count: number) {
   for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** Collects a stream into an array. */
-async function collect(stream: AsyncIterable<StitchEvent>): Promise<StitchEvent[]> {
+/**
+ * Reads a run's stream one event at a time, so a test can act while the stream waits for a live
+ * event: `next()` resolves with whether it read one, `rest()` reads to the end.
+ */
+function reader(run: StitchRun<unknown>) {
+  const stream = run.stream()[Symbol.asyncIterator]();
   const events: StitchEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
+  const next = async () => {
+    const result = await stream.next();
+    if (!result.done) events.push(result.value);
+    return !result.done;
+  };
+  const rest = async () => {
+    while (await next()) {}
+    return events;
+  };
+  return { next, rest };
 }
 
 describe('StitchRun: settling', () => {
@@ -126,7 +139,7 @@ describe('StitchRun: events and report', () => {
   it('emit(payload, false) logs the event but keeps it from the sink', () => {
     const { run, traced } = setup();
     run.emit({ type: 'coalesce', leader: 'run-0' }, false);
-    expect(run.events.map((e) => e.type)).toEqual(['coalesce']);
+    expect(eventTypes(run.events)).toEqual(['coalesce']);
     expect(traced).toEqual([]);
   });
 
@@ -152,7 +165,7 @@ describe('StitchRun: events and report', () => {
       idempotencyKey: 'k-1',
     });
     expect('error' in report).toBe(false);
-    expect(report.events.map((e) => e.type)).toEqual(['start', 'success', 'done']);
+    expect(eventTypes(report.events)).toEqual(['start', 'success', 'done']);
     expect(report.events.at(-1)).toMatchObject({ type: 'done', outcome: 'success', elapsed: 250 });
     expect(report.events).not.toBe(run.events);
   });
@@ -179,7 +192,7 @@ describe('StitchRun: events and report', () => {
       error: { kind: 'timeout', name: 'TimeoutError', message: 'too slow', phase: 'total' },
     });
     expect('idempotencyKey' in report).toBe(false);
-    expect(report.events.map((e) => e.type)).toEqual(['error', 'done']);
+    expect(eventTypes(report.events)).toEqual(['error', 'done']);
     expect(report.events[0]).toMatchObject({ type: 'error', error: { kind: 'timeout', phase: 'total' } });
   });
 
@@ -208,7 +221,7 @@ describe('StitchRun: events and report', () => {
       dispatched: false,
       error: { kind: 'aborted', name: 'AbortError', message: 'user navigated away' },
     });
-    expect(report.events.map((e) => e.type)).toEqual(['cancel', 'done']);
+    expect(eventTypes(report.events)).toEqual(['cancel', 'done']);
     expect(report.events.at(-1)).toMatchObject({ type: 'done', outcome: 'cancelled' });
   });
 
@@ -225,27 +238,34 @@ describe('StitchRun: stream()', () => {
   it('replays past events, then live ones, and ends after done', async () => {
     const { run } = setup();
     run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
-    const collected = collect(run.stream());
-    await turns(1);
+    const stream = reader(run);
+    expect(await stream.next()).toBe(true); // 'start', replayed
+    // Nothing more is logged yet: the stream waits for the next live event.
+    const live = stream.next();
     run.emit({ type: 'request', attempt: 1, method: 'GET', url: 'https://api.example.com/x', headers: {} });
-    await turns(1);
+    expect(await live).toBe(true);
+    const nextLive = stream.next();
     run.emit({ type: 'response', attempt: 1, status: 200, elapsed: 0 });
+    expect(await nextLive).toBe(true);
     run.finish({ ok: true, data: { id: 1 } }, tally());
     // An event after done is logged, but the stream has already ended.
     run.emit({ type: 'coalesce', leader: 'late' });
-    const types = (await collected).map((e) => e.type);
+    const types = eventTypes(await stream.rest());
     expect(types).toEqual(['start', 'request', 'response', 'success', 'done']);
   });
 
   it('serves two concurrent streams to completion', async () => {
     const { run } = setup();
-    const first = collect(run.stream());
+    const first = reader(run);
+    const firstStart = first.next(); // waits: nothing is logged yet
     run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
-    const second = collect(run.stream());
-    await turns(1);
+    const second = reader(run);
+    // Both have read 'start' and now wait, concurrently, for the live events.
+    expect(await Promise.all([firstStart, second.next()])).toEqual([true, true]);
+    const waiting = [first.rest(), second.rest()] as const;
     run.finish({ ok: false, error: httpError() }, tally());
-    const [a, b] = await Promise.all([first, second]);
-    expect(a.map((e) => e.type)).toEqual(['start', 'error', 'done']);
+    const [a, b] = await Promise.all(waiting);
+    expect(eventTypes(a)).toEqual(['start', 'error', 'done']);
     expect(b).toEqual(a);
   });
 
@@ -253,6 +273,6 @@ describe('StitchRun: stream()', () => {
     const { run } = setup();
     run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
     run.finish({ ok: true, data: { id: 1 } }, tally());
-    expect((await collect(run.stream())).map((e) => e.type)).toEqual(['start', 'success', 'done']);
+    expect(eventTypes(await collect(run))).toEqual(['start', 'success', 'done']);
   });
 });

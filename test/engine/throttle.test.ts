@@ -10,6 +10,7 @@ import {
 } from '../../src/engine/throttle';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
+import { thrownBy } from '../helpers/throws';
 
 const policyOf = (options: ThrottleOptions): ThrottlePolicy => {
   const policy = normalizeThrottle(options, 'test');
@@ -355,12 +356,7 @@ describe('normalizeThrottle', () => {
     [{}, 'throttle'],
     [true, 'throttle'],
   ])('%j is a config error on %s', (value, field) => {
-    let thrown: unknown;
-    try {
-      normalizeThrottle(value as ThrottleOptions, 'searchUsers');
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => normalizeThrottle(value as ThrottleOptions, 'searchUsers'));
     expect(thrown).toBeInstanceOf(StitchError);
     expect(thrown).toMatchObject({ kind: 'config', field, stitch: 'searchUsers' });
   });

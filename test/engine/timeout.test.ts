@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isStitchError } from '../../src/engine/errors';
 import { normalizeTimeout, startDeadline } from '../../src/engine/timeout';
 import { createManualClock } from '../helpers/clock';
+import { thrownBy } from '../helpers/throws';
 
 describe('startDeadline', () => {
   it('expires after ms with a TimeoutError DOMException reason and sets expired', async () => {
@@ -132,12 +133,7 @@ describe('normalizeTimeout', () => {
     [{ total: Number.NaN }, 'timeout.total'],
     [{ each: 10, total: Number.POSITIVE_INFINITY }, 'timeout.total'],
   ])('refuses %s, naming %s', (value, field) => {
-    let error: unknown;
-    try {
-      normalizeTimeout(value as number, 'getUser');
-    } catch (caught) {
-      error = caught;
-    }
+    const error = thrownBy(() => normalizeTimeout(value as number, 'getUser'));
     expect(isStitchError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'config', field, stitch: 'getUser' });
   });

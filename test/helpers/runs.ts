@@ -5,6 +5,7 @@
  */
 import { expect, onTestFinished, vi } from 'vitest';
 import {
+  type CacheSnapshot,
   createEngine,
   type Engine,
   type EngineOptions,
@@ -103,4 +104,39 @@ export async function until<TData, TType extends StitchEvent['type']>(
 /** The types of `events`, in order: what most stream assertions compare. */
 export function eventTypes(events: readonly StitchEvent[]): Array<StitchEvent['type']> {
   return events.map((event) => event.type);
+}
+
+/**
+ * How many of `runs` have settled so far, either way: a counter to read after an abort, to prove
+ * which callers settled at once and which still wait.
+ */
+export function settledCount(runs: readonly StitchRun<unknown>[]): () => number {
+  let settled = 0;
+  for (const run of runs) {
+    run.then(
+      () => settled++,
+      () => settled++,
+    );
+  }
+  return () => settled;
+}
+
+/** Resolves with the first snapshot of `key` that passes `test` (the current one included). */
+export function snapshotWhere<TData>(
+  engine: Engine,
+  key: string,
+  test: (snapshot: CacheSnapshot<TData>) => boolean,
+): Promise<CacheSnapshot<TData>> {
+  return new Promise((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    const check = () => {
+      const snapshot = engine.getSnapshot<TData>(key);
+      if (!test(snapshot)) return;
+      unsubscribe?.();
+      unsubscribe = () => {};
+      resolve(snapshot);
+    };
+    unsubscribe = engine.subscribe(key, check);
+    check();
+  });
 }

@@ -3,13 +3,14 @@
  * with a trace log, and a provider for that engine. Tests sequence on the vendor's promises
  * (arrival, hang-up) and on the engine's own events, never on wall-clock sleeps.
  */
-import { act, cleanup } from '@testing-library/react';
-import { type ReactNode, useEffect } from 'react';
-import { onTestFinished } from 'vitest';
-import { createEngine, type Engine, type StitchEvent, type TraceSink } from '../../src/index';
+import { act, cleanup, render } from '@testing-library/react';
+import { type ReactElement, type ReactNode, useEffect } from 'react';
+import { expect, onTestFinished } from 'vitest';
+import type { Engine, StitchEvent, TraceSink } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
-import { createManualClock, type ManualClock } from '../helpers/clock';
-import { createVendor, type LedgerEntry, type Reply, type Vendor } from '../helpers/vendor';
+import type { ManualClock } from '../helpers/clock';
+import { startScenario } from '../helpers/runs';
+import type { LedgerEntry, Reply, Vendor } from '../helpers/vendor';
 
 /** Every event an engine emits, and a way to wait for the next one of a kind. */
 export interface TraceLog {
@@ -45,6 +46,17 @@ export async function flushMicrotasks(): Promise<void> {
   for (let hop = 0; hop < 50; hop++) await Promise.resolve();
 }
 
+/**
+ * Runs `action` inside `act` and lets the promise reactions it queued run, with no timer and no
+ * socket event in between: what a test asserts right after it happened "at once".
+ */
+export async function actAtOnce(action: () => void): Promise<void> {
+  await act(async () => {
+    action();
+    await flushMicrotasks();
+  });
+}
+
 /** What {@link setup} gives a test. */
 export interface Harness {
   vendor: Vendor;
@@ -73,14 +85,13 @@ export interface HarnessOptions {
  * React trees are unmounted first (so the hooks let go of their requests), then the vendor closes.
  */
 export async function setup(options: HarnessOptions = {}): Promise<Harness> {
-  const vendor = await createVendor({ respond: options.respond ?? (() => 'hold') });
-  onTestFinished(async () => {
-    cleanup();
-    await vendor.close();
-  });
-  const clock = createManualClock(Date.now());
   const trace = traceLog();
-  const engine = createEngine({ clock, trace: trace.sink });
+  const { vendor, clock, engine } = await startScenario({
+    respond: options.respond ?? (() => 'hold'),
+    engine: { trace: trace.sink },
+  });
+  // Registered after the scenario's own `vendor.close()`: vitest runs these last-first.
+  onTestFinished(cleanup);
   const wrapper = ({ children }: { children?: ReactNode }) => (
     <StitchProvider engine={engine}>{children}</StitchProvider>
   );
@@ -120,9 +131,26 @@ export function recorder<T>() {
  * Counts its effect runs: under a root StrictMode a mount runs effects twice (React 19 does so
  * only when StrictMode wraps the root), which is what a StrictMode test needs to have happened.
  */
-export function EffectProbe({ runs }: { runs: { count: number } }) {
+function EffectProbe({ runs }: { runs: { count: number } }) {
   useEffect(() => {
     runs.count += 1;
   }, [runs]);
   return null;
+}
+
+/**
+ * Renders `ui` under a root StrictMode and checks that the simulated unmount and remount did
+ * happen (effects ran twice), which is what a StrictMode test needs before it asserts anything.
+ */
+export function renderStrict(ui: ReactElement, wrapper: Harness['wrapper']) {
+  const effects = { count: 0 };
+  const view = render(
+    <>
+      <EffectProbe runs={effects} />
+      {ui}
+    </>,
+    { wrapper, reactStrictMode: true },
+  );
+  expect(effects.count).toBe(2);
+  return view;
 }

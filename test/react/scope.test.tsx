@@ -10,7 +10,7 @@ import { type Engine, type SafeResult, type Stitch, type StitchInput, stitch } f
 import { type QueryResult, StitchScope, useStitchMutation, useStitchScope } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
-import { EffectProbe, flushMicrotasks, type Recorder, recorder, setup } from './harness';
+import { actAtOnce, flushMicrotasks, type Recorder, recorder, renderStrict, setup } from './harness';
 import { Reader, type User, type UserStitch, userStitch } from './users';
 
 type Charge = Stitch<{ id: string }, StitchInput>;
@@ -107,10 +107,7 @@ describe('a reset aborts only its own subtree', () => {
     const inside = requestFor(vendor, '/users/1');
     const outside = requestFor(vendor, '/users/2');
 
-    await act(async () => {
-      rerender(<Split getUser={getUser} path="/b" {...shown} />);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => rerender(<Split getUser={getUser} path="/b" {...shown} />));
     // One reference was let go: the inside hook's (the outside one kept its own).
     const cancels = trace.events.filter((event) => event.type === 'cancel');
     expect(cancels).toHaveLength(1);
@@ -166,10 +163,7 @@ describe('a reset aborts only its own subtree', () => {
     const { rerender } = render(ui('/checkout'), { wrapper });
     act(() => mutations.last.mutate({ body: {} }));
     await vendor.arrival(1);
-    await act(async () => {
-      rerender(ui('/home'));
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => rerender(ui('/home')));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
     await act(flushMicrotasks);
     expect(mutations.last).toMatchObject({ status: 'error', error: { kind: 'aborted', dispatched: true } });
@@ -182,10 +176,7 @@ describe('a reset aborts only its own subtree', () => {
     const { rerender } = render(<Nested getUser={getUser} path="/a" shown={shown} />, { wrapper });
     await vendor.arrival(1);
 
-    await act(async () => {
-      rerender(<Nested getUser={getUser} path="/b" shown={shown} />);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => rerender(<Nested getUser={getUser} path="/b" shown={shown} />));
     // Released by the time the reset has committed, before any socket event.
     expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(1);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
@@ -199,15 +190,12 @@ describe('a reset aborts only its own subtree', () => {
     const { vendor, trace, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
     const shown = recorder<QueryResult<User>>();
-    const effects = { count: 0 };
-    render(
+    renderStrict(
       <StitchScope resetKey="/a">
-        <EffectProbe runs={effects} />
         <Reader getUser={getUser} id={1} shown={shown} />
       </StitchScope>,
-      { wrapper, reactStrictMode: true },
+      wrapper,
     );
-    expect(effects.count).toBe(2);
     await vendor.arrival(1);
     await answer(1, { body: { id: 1, name: 'Ada' } });
     expect(shown.last).toMatchObject({ status: 'success' });

@@ -10,7 +10,15 @@ import { type StitchInput, stitch } from '../../src/index';
 import { type QueryResult, skipToken, useStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
-import { EffectProbe, flushMicrotasks, type Recorder, recorder, setup } from './harness';
+import {
+  actAtOnce,
+  flushMicrotasks,
+  type Harness,
+  type Recorder,
+  recorder,
+  renderStrict,
+  setup,
+} from './harness';
 import { ada, Reader, type User, type UserStitch, userStitch } from './users';
 
 /** Two readers of user 7, either of which may be left out. */
@@ -87,18 +95,24 @@ describe('typing into a search box', () => {
   const searchStitch = (vendor: Vendor) =>
     stitch<Hits, SearchInput>({ name: uniqueKey('search'), url: vendor.url('/search') });
 
-  it('eight keystrokes on a slow vendor: only the last request completes, the breaker stays closed', async () => {
-    const { vendor, engine, trace, wrapper, answer } = await setup();
-    const search = searchStitch(vendor);
+  /** A search box's hook, starting at 's' and re-keyed by `rerender({ q })`; `statuses` is every status it rendered. */
+  function typeInto(search: ReturnType<typeof searchStitch>, wrapper: Harness['wrapper']) {
     const statuses: string[] = [];
-    const { result, rerender } = renderHook(
+    const hook = renderHook(
       ({ q }: { q: string }) => {
-        const hook = useStitch(search, { query: { q } });
-        statuses.push(hook.status);
-        return hook;
+        const query = useStitch(search, { query: { q } });
+        statuses.push(query.status);
+        return query;
       },
       { wrapper, initialProps: { q: 's' } },
     );
+    return { ...hook, statuses };
+  }
+
+  it('eight keystrokes on a slow vendor: only the last request completes, the breaker stays closed', async () => {
+    const { vendor, engine, trace, wrapper, answer } = await setup();
+    const search = searchStitch(vendor);
+    const { result, rerender, statuses } = typeInto(search, wrapper);
 
     for (const [index, q] of prefixes.entries()) {
       if (index > 0) rerender({ q });
@@ -128,15 +142,7 @@ describe('typing into a search box', () => {
   it('a backspace back to a key whose request it aborted never shows that abort', async () => {
     const { vendor, wrapper, answer } = await setup();
     const search = searchStitch(vendor);
-    const statuses: string[] = [];
-    const { result, rerender } = renderHook(
-      ({ q }: { q: string }) => {
-        const hook = useStitch(search, { query: { q } });
-        statuses.push(hook.status);
-        return hook;
-      },
-      { wrapper, initialProps: { q: 's' } },
-    );
+    const { result, rerender, statuses } = typeInto(search, wrapper);
     await vendor.arrival(1);
     rerender({ q: 'st' });
     await vendor.arrival(2);
@@ -228,15 +234,7 @@ describe('StrictMode', () => {
     const { vendor, trace, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
     const shown = recorder<QueryResult<User>>();
-    const effects = { count: 0 };
-    render(
-      <>
-        <EffectProbe runs={effects} />
-        <Reader getUser={getUser} shown={shown} testId="user" />
-      </>,
-      { wrapper, reactStrictMode: true },
-    );
-    expect(effects.count).toBe(2); // the simulated unmount and remount did happen
+    renderStrict(<Reader getUser={getUser} shown={shown} testId="user" />, wrapper);
     await vendor.arrival(1);
     await answer(1, { body: ada });
 
@@ -272,10 +270,7 @@ describe('cancellation the caller asked for', () => {
     await vendor.arrival(1);
 
     const reason = new Error('user navigated away');
-    await act(async () => {
-      route.abort(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => route.abort(reason));
     const { error } = shown.a.last;
     expect(shown.a.last.status).toBe('error');
     expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', message: 'user navigated away' });
@@ -299,10 +294,7 @@ describe('cancellation the caller asked for', () => {
     await vendor.arrival(1);
 
     const reason = { why: 'the user pressed stop' };
-    await act(async () => {
-      shown.a.last.cancel(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => shown.a.last.cancel(reason));
     expect(shown.a.last).toMatchObject({ status: 'error', error: { kind: 'aborted', dispatched: true } });
     expect(shown.a.last.error?.cause).toBe(reason);
     expect(shown.b.last).toMatchObject({ status: 'pending', error: null });
@@ -319,10 +311,7 @@ describe('cancellation the caller asked for', () => {
     const { result } = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
     await vendor.arrival(1);
     const reason = new Error('stop');
-    await act(async () => {
-      result.current.cancel(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => result.current.cancel(reason));
     expect(result.current.error?.cause).toBe(reason);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
   });

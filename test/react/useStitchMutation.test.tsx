@@ -10,7 +10,7 @@ import { useStitchMutation } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { type Charge, type ChargeInput, paymentLedger } from '../helpers/payments';
 import type { Vendor } from '../helpers/vendor';
-import { answered, flushMicrotasks, setup } from './harness';
+import { actAtOnce, setup } from './harness';
 
 const order: ChargeInput = { body: { orderId: 'order-42', amount: 1_999 } };
 const another: ChargeInput = { body: { orderId: 'order-43', amount: 500 } };
@@ -30,27 +30,32 @@ function chargeStitch(vendor: Vendor, idempotency: IdempotencyOptions<ChargeInpu
   });
 }
 
+/**
+ * A mutation of a charge stitch on the payment vendor, whose first write (of `order`) the vendor
+ * has charged but holds the answer to: the write is in flight until the test releases it.
+ */
+async function firstChargeHeld() {
+  const harness = await paymentVendor();
+  const charge = chargeStitch(harness.vendor);
+  const { result } = renderHook(() => useStitchMutation(charge), { wrapper: harness.wrapper });
+  harness.slow.add(1);
+  act(() => result.current.mutate(order));
+  return { ...harness, result };
+}
+
 /** The Idempotency-Key each request carried, in arrival order. */
 const keysSent = (vendor: Vendor) => vendor.ledger.map((entry) => entry.headers['idempotency-key']);
 
 describe('one idempotency key per intent', () => {
   it('a write cancelled after it left is re-issued with the same key: the vendor charges once', async () => {
-    const { vendor, wrapper, settle, charges, slow } = await paymentVendor();
-    const charge = chargeStitch(vendor);
-    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
-    slow.add(1);
-
-    act(() => result.current.mutate(order));
+    const { vendor, settle, charges, result } = await firstChargeHeld();
     expect(result.current.status).toBe('pending');
     const first = await vendor.arrival(1);
     const key = first.headers['idempotency-key'];
     expect(key).toBe(result.current.idempotencyKey);
 
     const reason = new Error('the user closed the dialog');
-    await act(async () => {
-      result.current.cancel(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => result.current.cancel(reason));
     expect(result.current).toMatchObject({
       status: 'error',
       data: undefined,
@@ -81,17 +86,9 @@ describe('one idempotency key per intent', () => {
   });
 
   it('reset() starts a new intent: the next write sends a new key', async () => {
-    const { vendor, wrapper, settle, charges, slow } = await paymentVendor();
-    const charge = chargeStitch(vendor);
-    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
-    slow.add(1);
-
-    act(() => result.current.mutate(order));
+    const { vendor, settle, charges, result } = await firstChargeHeld();
     const key = (await vendor.arrival(1)).headers['idempotency-key'];
-    await act(async () => {
-      result.current.cancel(new Error('cancelled'));
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => result.current.cancel(new Error('cancelled')));
     expect(result.current.status).toBe('error');
 
     act(() => result.current.reset());
@@ -120,7 +117,7 @@ describe('one idempotency key per intent', () => {
   });
 
   it('a write whose stitch asks for no key sends none, and is not retried', async () => {
-    const { vendor, trace, wrapper } = await setup({
+    const { vendor, wrapper, settle } = await setup({
       respond: () => ({ status: 503, body: { error: 'busy' } }),
     });
     const charge = stitch<Charge, ChargeInput>({
@@ -129,13 +126,8 @@ describe('one idempotency key per intent', () => {
       url: vendor.url('/charges'),
     });
     const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
-    const settled = trace.next(answered);
-    act(() => result.current.mutate(order));
+    await settle(() => result.current.mutate(order));
     expect((await vendor.arrival(1)).headers['idempotency-key']).toBeUndefined();
-    await act(async () => {
-      await settled;
-      await flushMicrotasks();
-    });
     expect(result.current).toMatchObject({
       status: 'error',
       error: { kind: 'http', status: 503, attempts: 1 },
@@ -147,11 +139,7 @@ describe('one idempotency key per intent', () => {
 
 describe('the write in flight', () => {
   it('a second mutate supersedes the first: only the latest outcome is shown', async () => {
-    const { vendor, wrapper, settle, slow } = await paymentVendor();
-    const charge = chargeStitch(vendor);
-    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
-    slow.add(1);
-    act(() => result.current.mutate(order));
+    const { vendor, settle, result } = await firstChargeHeld();
     await vendor.arrival(1);
     await settle(() => result.current.mutate(order));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
@@ -178,10 +166,7 @@ describe('the write in flight', () => {
     });
     await vendor.arrival(2);
     const reason = new Error('stop');
-    await act(async () => {
-      result.current.cancel(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => result.current.cancel(reason));
     await expect(failed).rejects.toMatchObject({ kind: 'aborted', cause: reason });
     expect(result.current.status).toBe('error');
   });

@@ -8,7 +8,7 @@ import { Component, type ReactNode, Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isStitchError, type StitchError } from '../../src/index';
 import { StitchScope, useSuspenseStitch } from '../../src/react/index';
-import { flushMicrotasks, setup } from './harness';
+import { actAtOnce, flushMicrotasks, setup } from './harness';
 import { ada, type UserStitch, userStitch } from './users';
 
 /** Shows the error it caught, by kind. */
@@ -119,10 +119,7 @@ describe('useSuspenseStitch', () => {
     );
     await vendor.arrival(1);
     const reason = new Error('user navigated away');
-    await act(async () => {
-      route.abort(reason);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => route.abort(reason));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
     expect(screen.getByText('failed: aborted')).toBeTruthy();
     expect((caught[0] as StitchError).cause).toBe(reason);
@@ -134,10 +131,7 @@ describe('useSuspenseStitch', () => {
     const { rerender } = render(<Routed getUser={getUser} path="/a" />, { wrapper });
     await vendor.arrival(1);
 
-    await act(async () => {
-      rerender(<Routed getUser={getUser} path="/b" />);
-      await flushMicrotasks();
-    });
+    await actAtOnce(() => rerender(<Routed getUser={getUser} path="/b" />));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
     await act(flushMicrotasks);
     // The reset is not this read's failure: it suspends again, on a new request.

@@ -375,7 +375,7 @@ describe('a store that fails', () => {
     expect(store.length).toBeGreaterThanOrEqual(1);
     expect(store[0]).toMatchObject({ key: vendor.origin });
     expect(store[0]?.error).toMatch(clue);
-    expect((await run.report()).events.map((event) => event.type)).toContain('store');
+    expect(eventTypes((await run.report()).events)).toContain('store');
     expect(await vendor.finished(vendor.requests())).toMatchObject({ answered: true });
     return engine;
   }

@@ -39,6 +39,7 @@ import { type QueryResult, StitchProvider, useStitch } from '../../src/react/ind
 import { createManualClock, type ManualClock } from '../helpers/clock';
 import { fastCheckRun } from '../helpers/fastCheck';
 import { uniqueKey } from '../helpers/keys';
+import { type Answer, createSchedulerVendor, flush, type Item } from '../helpers/schedulerFakes';
 
 const replay = fastCheckRun();
 
@@ -48,8 +49,6 @@ const SIGNALS = 2;
 const DEBOUNCE = 100;
 const EACH = 1_000;
 const COOLDOWN = 1_000;
-
-type Answer = 'ok' | '503' | 'network';
 
 type Command =
   /** Mounts a new hook on `key`, with external signal number `signal` (or none). */
@@ -119,107 +118,6 @@ const planOf = (answer: fc.Arbitrary<Answer>): fc.Arbitrary<Plan> =>
     ),
   });
 
-interface Item {
-  id: number;
-  request: number;
-}
-
-interface Sent {
-  readonly n: number;
-  readonly key: string;
-  readonly signal: AbortSignal;
-  readonly answer: Answer;
-  status: 'in-flight' | 'answered' | 'aborted';
-  /** Aborted by a per-attempt deadline (a `TimeoutError` reason), not by a caller leaving. */
-  timedOut: boolean;
-}
-
-const isTimeout = (reason: unknown) => reason instanceof DOMException && reason.name === 'TimeoutError';
-
-/**
- * A fetch whose head and body the scheduler releases, each as its own step, so an abort can land
- * before the head, between head and body, or after. It records a violation when a request starts
- * while a live one for the same key is in flight (the coalescer should have shared it).
- */
-function createFakeVendor(s: fc.Scheduler, answers: readonly Answer[], violations: string[]) {
-  const requests: Sent[] = [];
-  const fetch = (url: string | URL | globalThis.Request, init?: RequestInit): Promise<Response> => {
-    const key = new URL(String(url)).pathname;
-    const signal = init?.signal as AbortSignal;
-    const n = requests.length;
-    const answer = answers[n % answers.length] as Answer;
-    const live = requests.find((r) => r.key === key && r.status === 'in-flight' && !r.signal.aborted);
-    if (live) violations.push(`request #${n} for ${key} sent while #${live.n} is in flight`);
-    const request: Sent = { n, key, signal, answer, status: 'in-flight', timedOut: false };
-    requests.push(request);
-    const aborted = () => {
-      request.status = 'aborted';
-      request.timedOut = isTimeout(signal.reason);
-    };
-    return new Promise<Response>((resolve, reject) => {
-      if (signal.aborted) {
-        aborted();
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = () => {
-        aborted();
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      s.schedule(Promise.resolve(), `vendor head #${n} ${key} ${answer}`).then(() => {
-        if (request.status !== 'in-flight') return;
-        signal.removeEventListener('abort', onAbort);
-        if (answer === 'network') {
-          request.status = 'answered';
-          reject(new TypeError('fetch failed'));
-        } else if (answer === '503') {
-          request.status = 'answered';
-          resolve(new Response('unavailable', { status: 503 }));
-        } else {
-          const item: Item = { id: Number(key.split('/').pop()), request: n };
-          resolve(
-            new Response(bodyOf(s, signal, request, JSON.stringify(item)), {
-              headers: { 'content-type': 'application/json' },
-            }),
-          );
-        }
-      });
-    });
-  };
-  return { fetch: fetch as typeof globalThis.fetch, requests };
-}
-
-/** A body that arrives as a later scheduler step, and errors with the abort reason if aborted first. */
-function bodyOf(
-  s: fc.Scheduler,
-  signal: AbortSignal,
-  request: Sent,
-  text: string,
-): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const onAbort = () => {
-        request.status = 'aborted';
-        request.timedOut = isTimeout(signal.reason);
-        controller.error(signal.reason);
-      };
-      if (signal.aborted) {
-        onAbort();
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      s.schedule(Promise.resolve(), `vendor body #${request.n}`).then(() => {
-        if (signal.aborted) return;
-        signal.removeEventListener('abort', onAbort);
-        request.status = 'answered';
-        controller.enqueue(new TextEncoder().encode(text));
-        controller.close();
-      });
-    },
-  });
-}
-
 /**
  * The memory store, with every breaker write observed: how many failures the breaker counted
  * (a closed count going up, or a trip to open).
@@ -255,9 +153,6 @@ function countingStore(now: () => number) {
   };
   return { store, counted: () => counted };
 }
-
-/** Lets every promise chain the last step started run to its end (no timer involved). */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Slot {
   id: number;
@@ -314,7 +209,7 @@ async function playAndCheck(s: fc.Scheduler, plan: Plan, withTimeout: boolean) {
   process.on('unhandledRejection', onUnhandled);
   try {
     const clock: ManualClock = createManualClock();
-    const vendor = createFakeVendor(s, plan.answers, violations);
+    const vendor = createSchedulerVendor(s, plan.answers, violations, { body: 'own-step' });
     const breaker = countingStore(() => clock.now());
     const traced: StitchEvent[] = [];
     const engine = createEngine({

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_ERROR_BODY, type StitchEvent, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import type { ManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
-import { rejection, startScenario, until } from '../helpers/runs';
+import { eventTypes, rejection, startScenario, until } from '../helpers/runs';
 import type { LedgerEntry, Reply } from '../helpers/vendor';
 
 /** One distinct secret per place a secret can come from, so a leak names its source. */
@@ -144,7 +144,7 @@ describe('secrets never leave the engine', () => {
     await drive(clock, retried);
     const ok = await expectRunClean(retried, 'retried success');
     expect(ok.result.ok).toBe(true);
-    expect(ok.streamed.map((event) => event.type)).toContain('retry');
+    expect(eventTypes(ok.streamed)).toContain('retry');
 
     // A served-from-cache read.
     const cached = account(input, { engine });

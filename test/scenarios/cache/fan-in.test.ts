@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { type StitchRun, stitch } from '../../../src/index';
 import { uniqueKey } from '../../helpers/keys';
-import { rejection, startScenario } from '../../helpers/runs';
+import { rejection, settledCount, startScenario } from '../../helpers/runs';
 import type { Vendor } from '../../helpers/vendor';
 
 const CALLERS = 1_000;
@@ -27,18 +27,6 @@ function feedStitch(vendor: Vendor, cache?: { ttl: number }) {
     retry: false,
     ...(cache ? { cache } : {}),
   });
-}
-
-/** How many of `runs` have settled so far, either way. */
-function settledCount(runs: readonly StitchRun<unknown>[]): () => number {
-  let settled = 0;
-  for (const run of runs) {
-    run.then(
-      () => settled++,
-      () => settled++,
-    );
-  }
-  return () => settled;
 }
 
 describe(`${CALLERS} concurrent callers of one GET key`, () => {

@@ -21,6 +21,13 @@ const whoAmI = (entry: LedgerEntry): Reply => ({
   },
 });
 
+/** A vendor that answers {@link whoAmI}, and a cached `GET /me` on it. */
+async function startWhoAmI() {
+  const { vendor, engine } = await startScenario({ respond: whoAmI });
+  const me = stitch({ name: uniqueKey('me'), url: vendor.url('/me'), retry: false, cache: { ttl: 60_000 } });
+  return { vendor, engine, me };
+}
+
 describe('canonical keys', () => {
   it('inputs with the same query keys in a different order share one request', async () => {
     const { vendor, engine } = await startScenario();
@@ -41,13 +48,7 @@ describe('canonical keys', () => {
   });
 
   it('different Authorization values never share a request or a cache entry, and no key holds the token', async () => {
-    const { vendor, engine } = await startScenario({ respond: whoAmI });
-    const me = stitch({
-      name: uniqueKey('me'),
-      url: vendor.url('/me'),
-      retry: false,
-      cache: { ttl: 60_000 },
-    });
+    const { vendor, engine, me } = await startWhoAmI();
     const ada = { headers: { Authorization: 'Bearer token-of-ada' } };
     const bob = { headers: { Authorization: 'Bearer token-of-bob' } };
 
@@ -78,13 +79,7 @@ describe('canonical keys', () => {
   });
 
   it('the same token under a differently cased header name is the same principal: one request', async () => {
-    const { vendor, engine } = await startScenario({ respond: whoAmI });
-    const me = stitch({
-      name: uniqueKey('me'),
-      url: vendor.url('/me'),
-      retry: false,
-      cache: { ttl: 60_000 },
-    });
+    const { vendor, engine, me } = await startWhoAmI();
     const upper = { headers: { Authorization: 'Bearer token-of-ada' } };
     const lower = { headers: { authorization: 'Bearer token-of-ada' } };
     expect(engine.keyOf(me, lower)).toBe(engine.keyOf(me, upper));

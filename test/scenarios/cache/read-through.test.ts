@@ -5,9 +5,16 @@
  * is stored, and a shared failure is recorded beside the old data without replacing it.
  */
 import { describe, expect, it } from 'vitest';
-import { type CacheSnapshot, type Engine, type StitchRun, stitch } from '../../../src/index';
+import { stitch } from '../../../src/index';
 import { uniqueKey } from '../../helpers/keys';
-import { collect, eventTypes, rejection, startScenario } from '../../helpers/runs';
+import {
+  collect,
+  eventTypes,
+  rejection,
+  settledCount,
+  snapshotWhere,
+  startScenario,
+} from '../../helpers/runs';
 import type { Vendor } from '../../helpers/vendor';
 
 interface Price {
@@ -24,36 +31,19 @@ function priceStitch(vendor: Vendor, cache: { ttl: number; staleWhileRevalidate?
   return stitch<Price>({ name: uniqueKey('price'), url: vendor.url('/prices/{sku}'), retry: false, cache });
 }
 
-/** Resolves with the first snapshot of `key` that passes `test` (the current one included). */
-function snapshotWhere<TData>(
-  engine: Engine,
-  key: string,
-  test: (snapshot: CacheSnapshot<TData>) => boolean,
-): Promise<CacheSnapshot<TData>> {
-  return new Promise((resolve) => {
-    let unsubscribe: (() => void) | undefined;
-    const check = () => {
-      const snapshot = engine.getSnapshot<TData>(key);
-      if (!test(snapshot)) return;
-      unsubscribe?.();
-      unsubscribe = () => {};
-      resolve(snapshot);
-    };
-    unsubscribe = engine.subscribe(key, check);
-    check();
-  });
-}
-
-/** How many of `runs` have settled so far, either way. */
-function settledCount(runs: readonly StitchRun<unknown>[]): () => number {
-  let settled = 0;
-  for (const run of runs) {
-    run.then(
-      () => settled++,
-      () => settled++,
-    );
-  }
-  return () => settled;
+/**
+ * A price cached with `ttl: 1_000` (v1), then expired by the clock. The vendor holds request 2
+ * and answers v3 to request 3.
+ */
+async function expiredPrice() {
+  const { vendor, engine, clock } = await startScenario();
+  const getPrice = priceStitch(vendor, { ttl: 1_000 });
+  const key = engine.keyOf(getPrice, input) as string;
+  vendor.script({ body: v1 }, 'hold', { body: v3 });
+  await getPrice(input, { engine });
+  const storedAt = engine.getSnapshot(key).updatedAt;
+  await clock.advance(1_000);
+  return { vendor, engine, getPrice, key, storedAt };
 }
 
 describe('cache: { ttl }', () => {
@@ -181,14 +171,7 @@ describe('only a successful, un-cancelled execution is stored', () => {
   });
 
   it('an aborted refresh leaves the old data as it was, still expired, and records no error', async () => {
-    const { vendor, engine, clock } = await startScenario();
-    const getPrice = priceStitch(vendor, { ttl: 1_000 });
-    const key = engine.keyOf(getPrice, input) as string;
-    vendor.script({ body: v1 }, 'hold', { body: v3 });
-    await getPrice(input, { engine });
-    const storedAt = engine.getSnapshot(key).updatedAt;
-
-    await clock.advance(1_000);
+    const { vendor, engine, getPrice, key, storedAt } = await expiredPrice();
     const first = new AbortController();
     const second = new AbortController();
     const refreshes = [
@@ -207,14 +190,7 @@ describe('only a successful, un-cancelled execution is stored', () => {
   });
 
   it('a shared failure (503, retry false) reaches every caller, is set on the snapshot and keeps the old data', async () => {
-    const { vendor, engine, clock } = await startScenario();
-    const getPrice = priceStitch(vendor, { ttl: 1_000 });
-    const key = engine.keyOf(getPrice, input) as string;
-    vendor.script({ body: v1 }, 'hold', { body: v3 });
-    await getPrice(input, { engine });
-    const storedAt = engine.getSnapshot(key).updatedAt;
-
-    await clock.advance(1_000);
+    const { vendor, engine, getPrice, key, storedAt } = await expiredPrice();
     const callers = [getPrice(input, { engine }), getPrice(input, { engine })];
     await vendor.arrival(2);
     vendor.release(2, { status: 503, body: { error: 'busy' } });

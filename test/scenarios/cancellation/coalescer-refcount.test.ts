@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { stitch } from '../../../src/index';
 import { uniqueKey } from '../../helpers/keys';
-import { rejection, spyHooks, startScenario } from '../../helpers/runs';
+import { eventTypes, rejection, spyHooks, startScenario } from '../../helpers/runs';
 
 /** Every test here reads user 7 through one stitch, so concurrent callers share a request. */
 async function setup() {
@@ -55,7 +55,7 @@ describe('two callers of one read share one request', () => {
       cancelled: true,
       source: 'coalesced',
     });
-    expect(follower.events.map((event) => event.type)).not.toContain('success');
+    expect(eventTypes(follower.events)).not.toContain('success');
     expect(hooks.onCancel).toHaveBeenCalledOnce();
     expect(hooks.onError).not.toHaveBeenCalled();
   });
