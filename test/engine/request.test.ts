@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStitchError, type StitchError } from '../../src/engine/errors';
 import { buildRequest, placeholders, type StitchInput } from '../../src/engine/request';
+import { thrownBy } from '../helpers/throws';
 
 const BASE = 'https://api.example.com';
 
@@ -11,13 +12,9 @@ function build(template: string, input?: StitchInput, method = 'GET', defaults =
 
 /** The StitchError `fn` throws, failing the test if it throws something else or nothing. */
 function thrown(fn: () => unknown): StitchError {
-  try {
-    fn();
-  } catch (error) {
-    if (isStitchError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a StitchError, nothing was thrown');
+  const error = thrownBy(fn);
+  if (!isStitchError(error)) throw error;
+  return error;
 }
 
 describe('placeholders', () => {
