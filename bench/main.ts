@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, type as osType, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BenchResults, renderMarkdown, renderTables, SUITES, type SuiteName } from './lib/report';
+import { renderMarkdown, renderTables } from './lib/report';
+import { type BenchResults, SUITES, type SuiteName } from './lib/results';
 import { RUNS } from './lib/stats';
 
 const root = process.cwd();

@@ -42,24 +42,41 @@ export interface Library {
   create(origin: string): Instance;
 }
 
-function countingFetch() {
-  let calls = 0;
-  const fetch: typeof globalThis.fetch = (input, init) => {
-    calls += 1;
-    return globalThis.fetch(input, init);
+/**
+ * A library whose instances each count their `fetch` calls: `create` gets the origin and the
+ * counting fetch to use, and returns everything but `fetches`.
+ */
+function counted({
+  name,
+  label,
+  create,
+}: Omit<Library, 'create'> & {
+  create(origin: string, fetch: typeof globalThis.fetch): Omit<Instance, 'fetches'>;
+}): Library {
+  return {
+    name,
+    label,
+    create(origin) {
+      let calls = 0;
+      const fetch: typeof globalThis.fetch = (input, init) => {
+        calls += 1;
+        return globalThis.fetch(input, init);
+      };
+      return { ...create(origin, fetch), fetches: () => calls };
+    },
   };
-  return { fetch, calls: () => calls };
 }
 
-const searchUrl = (origin: string, query: string) => `${origin}/search?q=${encodeURIComponent(query)}`;
+/** `GET /search?q=…` with `fetch`, parsed. */
+const getSearch = async (fetch: typeof globalThis.fetch, origin: string, query: string, init?: RequestInit) =>
+  (await (await fetch(`${origin}/search?q=${encodeURIComponent(query)}`, init)).json()) as SearchResult;
 
 /** Stitch: `useStitch(search, input, { keepPrevious: true })`, every other option at its default. */
-const stitchLibrary: Library = {
+const stitchLibrary = counted({
   name: 'stitch',
   label: 'Stitch',
-  create(origin) {
-    const counter = countingFetch();
-    const engine = createEngine({ fetch: counter.fetch });
+  create(origin, fetch) {
+    const engine = createEngine({ fetch });
     const search = stitch<SearchResult, { query: { q: string } }>({
       name: 'search',
       url: `${origin}/search`,
@@ -72,56 +89,49 @@ const stitchLibrary: Library = {
         });
         return { data: result.data };
       },
-      fetches: counter.calls,
       dispose() {},
     };
   },
-};
+});
 
 /** TanStack Query v5: `useQuery` whose queryFn passes `signal` to fetch, `placeholderData: keepPreviousData`. */
-const tanstackLibrary: Library = {
+const tanstackLibrary = counted({
   name: 'tanstack',
   label: 'TanStack Query 5',
-  create(origin) {
-    const counter = countingFetch();
+  create(origin, fetch) {
     const client = new QueryClient();
     return {
       Provider: ({ children }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>,
       useSearch(query) {
         const result = useQuery({
           queryKey: ['search', query],
-          queryFn: async ({ signal }) =>
-            (await (await counter.fetch(searchUrl(origin, query), { signal })).json()) as SearchResult,
+          queryFn: ({ signal }) => getSearch(fetch, origin, query, { signal }),
           enabled: query !== '',
           placeholderData: keepPreviousData,
         });
         return { data: result.data };
       },
-      fetches: counter.calls,
       dispose: () => client.clear(),
     };
   },
-};
+});
 
 /** SWR 2: `useSWR(key, fetcher, { keepPreviousData: true })`; SWR has no way to pass a signal. */
-const swrLibrary: Library = {
+const swrLibrary = counted({
   name: 'swr',
   label: 'SWR 2',
-  create(origin) {
-    const counter = countingFetch();
+  create(origin, fetch) {
     const cache = new Map();
-    const fetcher = async ([, query]: [string, string]) =>
-      (await (await counter.fetch(searchUrl(origin, query))).json()) as SearchResult;
+    const fetcher = ([, query]: [string, string]) => getSearch(fetch, origin, query);
     return {
       Provider: ({ children }) => <SWRConfig value={{ provider: () => cache }}>{children}</SWRConfig>,
       useSearch(query) {
         const result = useSWR(query === '' ? null : ['search', query], fetcher, { keepPreviousData: true });
         return { data: result.data };
       },
-      fetches: counter.calls,
       dispose: () => cache.clear(),
     };
   },
-};
+});
 
 export const LIBRARIES: readonly Library[] = [stitchLibrary, tanstackLibrary, swrLibrary];

@@ -43,6 +43,24 @@ interface Row {
 
 const entry = (id: string, imports: string, code: string): Entry => ({ id, imports, code });
 
+/** TanStack Query's and SWR's hooks are all their search component imports (rows `hooks` and `app`). */
+const reactQueryHooks = (id: string) =>
+  entry(
+    id,
+    'import { useQuery, QueryClient, QueryClientProvider, keepPreviousData }',
+    `import { useQuery, QueryClient, QueryClientProvider, keepPreviousData } from '@tanstack/react-query'\nconsole.log(useQuery, QueryClient, QueryClientProvider, keepPreviousData)`,
+  );
+const swrHooks = (id: string) =>
+  entry(
+    id,
+    'import useSWR, { SWRConfig }',
+    `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
+  );
+
+/** What the search component imports from Stitch, from the two (quoted) module specifiers given. */
+const appLoader = (index: string, react: string) =>
+  `import { stitch, createEngine } from ${index}\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
+
 export const ROWS: Row[] = [
   {
     id: 'call',
@@ -95,16 +113,8 @@ export const ROWS: Row[] = [
         'import { useStitch, StitchProvider } from stitch/react',
         `import { useStitch, StitchProvider } from ${dist('react/index.js')}\nconsole.log(useStitch, StitchProvider)`,
       ),
-      tanstack: entry(
-        'react-query-hooks',
-        'import { useQuery, QueryClient, QueryClientProvider, keepPreviousData }',
-        `import { useQuery, QueryClient, QueryClientProvider, keepPreviousData } from '@tanstack/react-query'\nconsole.log(useQuery, QueryClient, QueryClientProvider, keepPreviousData)`,
-      ),
-      swr: entry(
-        'swr-hooks',
-        'import useSWR, { SWRConfig }',
-        `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
-      ),
+      tanstack: reactQueryHooks('react-query-hooks'),
+      swr: swrHooks('swr-hooks'),
     },
   },
   {
@@ -114,21 +124,26 @@ export const ROWS: Row[] = [
       stitch: entry(
         'stitch-app',
         'import { stitch, createEngine } + { useStitch, StitchProvider, skipToken }',
-        `import { stitch, createEngine } from ${dist('index.js')}\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${dist('react/index.js')}\nconsole.log(useStitch, StitchProvider, skipToken)`,
+        appLoader(dist('index.js'), dist('react/index.js')),
       ),
-      tanstack: entry(
-        'react-query-app',
-        'import { useQuery, QueryClient, QueryClientProvider, keepPreviousData }',
-        `import { useQuery, QueryClient, QueryClientProvider, keepPreviousData } from '@tanstack/react-query'\nconsole.log(useQuery, QueryClient, QueryClientProvider, keepPreviousData)`,
-      ),
-      swr: entry(
-        'swr-app',
-        'import useSWR, { SWRConfig }',
-        `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
-      ),
+      tanstack: reactQueryHooks('react-query-app'),
+      swr: swrHooks('swr-app'),
     },
   },
 ];
+
+/** size-limit's esbuild settings (its plugin minifies identifiers, syntax and whitespace). */
+const SIZE_LIMIT_BUILD = {
+  absWorkingDir: root,
+  bundle: true,
+  external: ['react', 'react-dom'],
+  minifyIdentifiers: true,
+  minifySyntax: true,
+  minifyWhitespace: true,
+  treeShaking: true,
+  write: false,
+  logLevel: 'silent',
+} satisfies esbuild.BuildOptions;
 
 /** size-limit's esbuild settings, on a loader written where bare imports resolve from node_modules. */
 async function measure(item: Entry) {
@@ -137,18 +152,10 @@ async function measure(item: Entry) {
   const file = join(dir, 'index.js');
   writeFileSync(file, `${item.code}\n`);
   const result = await esbuild.build({
-    absWorkingDir: root,
+    ...SIZE_LIMIT_BUILD,
     entryPoints: [file],
-    bundle: true,
-    external: ['react', 'react-dom'],
-    minifyIdentifiers: true,
-    minifySyntax: true,
-    minifyWhitespace: true,
-    treeShaking: true,
-    write: false,
     outdir: join(dir, 'out'),
     allowOverwrite: true,
-    logLevel: 'silent',
   });
   const output = result.outputFiles[0];
   if (!output) throw new Error(`${item.id}: esbuild produced no output`);
@@ -181,16 +188,10 @@ function sizeLimit() {
 /** Minified bytes per Stitch source module in a bundle of `code` (over src/, not dist/). */
 async function breakdown(code: string) {
   const result = await esbuild.build({
-    absWorkingDir: root,
+    ...SIZE_LIMIT_BUILD,
     stdin: { contents: code, resolveDir: root, sourcefile: 'entry.js' },
-    bundle: true,
-    external: ['react', 'react-dom'],
-    minify: true,
-    treeShaking: true,
-    write: false,
     metafile: true,
     outfile: join(scratch, 'breakdown.js'),
-    logLevel: 'silent',
   });
   const output = Object.values(result.metafile.outputs)[0];
   const modules = Object.entries(output?.inputs ?? {})
@@ -209,12 +210,11 @@ runSuite(async () => {
     }
     rows.push({ id: row.id, label: row.label, sizes });
   }
-  const app = `import { stitch, createEngine } from './src/index.ts'\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from './src/react/index.ts'\nconsole.log(useStitch, StitchProvider, skipToken)`;
   return {
     settings:
       'esbuild (bundle, minify, tree-shaking, react + react-dom external), gzip -9, as @size-limit/esbuild',
     sizeLimit: sizeLimit(),
     rows,
-    breakdown: await breakdown(app),
+    breakdown: await breakdown(appLoader("'./src/index.ts'", "'./src/react/index.ts'")),
   };
 });

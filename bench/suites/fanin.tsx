@@ -4,12 +4,12 @@
  * the vendor receives, the time from `root.render` to the commit where the last of the 1,000
  * shows data, and the commits of those components. Repeated under StrictMode.
  */
-import { StrictMode, useLayoutEffect } from 'react';
-import { createRoot } from 'react-dom/client';
-import { log, runSuite } from '../lib/child';
-import { LIBRARIES, type Library, type View } from '../lib/libraries';
-import { ledgerTotals, searchVendor, vendorIdle } from '../lib/searchVendor';
-import { RUNS, sleep, summarize } from '../lib/stats';
+import { useLayoutEffect } from 'react';
+import { runSuite } from '../lib/child';
+import type { Library, View } from '../lib/libraries';
+import { ledgerTotals, vendorIdle } from '../lib/searchVendor';
+import { compareLibraries, session } from '../lib/session';
+import { RUNS, sleep } from '../lib/stats';
 
 export const COMPONENTS = 1_000;
 export const LATENCY = 50;
@@ -39,69 +39,34 @@ function Item({ useSearch, probe }: { useSearch: (query: string) => View; probe:
   return <li>{data ? data.items.length : '…'}</li>;
 }
 
-async function mountOnce(library: Library, strict: boolean) {
-  const vendor = await searchVendor(LATENCY);
-  const instance = library.create(vendor.origin);
-  const probe: Probe = { renderCalls: 0, commits: 0, resolved: 0, allAt: undefined };
-  const container = document.createElement('div');
-  document.body.appendChild(container);
-  const root = createRoot(container);
-  const { Provider } = instance;
-  const items = IDS.map((id) => <Item key={id} useSearch={instance.useSearch} probe={probe} />);
-  const tree = (
-    <Provider>
-      <ul>{items}</ul>
-    </Provider>
-  );
-  const startedAt = performance.now();
-  root.render(strict ? <StrictMode>{tree}</StrictMode> : tree);
-  const deadline = startedAt + 20_000;
-  while (probe.allAt === undefined && performance.now() < deadline) await sleep(5);
-  if (probe.allAt === undefined) throw new Error(`${library.name}: not all components resolved within 20 s`);
-  await vendorIdle(vendor, 100, 5_000);
-  const totals = ledgerTotals(vendor);
-  const result = {
-    fetchCalls: instance.fetches(),
-    requests: totals.started,
-    completed: totals.completed,
-    hungUp: totals.hungUp,
-    allResolvedMs: probe.allAt - startedAt,
-    renders: probe.commits,
-    renderCalls: probe.renderCalls,
-  };
-  root.unmount();
-  container.remove();
-  instance.dispose();
-  await vendor.close();
-  return result;
+/** One run of one library: mount the 1,000 at once, wait until all show data and the vendor is idle. */
+function mountOnce(library: Library, strict: boolean) {
+  return session(library, LATENCY, strict, async ({ vendor, instance, render }) => {
+    const probe: Probe = { renderCalls: 0, commits: 0, resolved: 0, allAt: undefined };
+    const items = IDS.map((id) => <Item key={id} useSearch={instance.useSearch} probe={probe} />);
+    const startedAt = performance.now();
+    render(<ul>{items}</ul>);
+    const deadline = startedAt + 20_000;
+    while (probe.allAt === undefined && performance.now() < deadline) await sleep(5);
+    if (probe.allAt === undefined)
+      throw new Error(`${library.name}: not all components resolved within 20 s`);
+    await vendorIdle(vendor, 100, 5_000);
+    const totals = ledgerTotals(vendor);
+    return {
+      fetchCalls: instance.fetches(),
+      requests: totals.started,
+      completed: totals.completed,
+      hungUp: totals.hungUp,
+      allResolvedMs: probe.allAt - startedAt,
+      renders: probe.commits,
+      renderCalls: probe.renderCalls,
+    };
+  });
 }
 
-type RunRecord = Awaited<ReturnType<typeof mountOnce>>;
-
-runSuite(async () => {
-  const records = new Map<string, RunRecord[]>();
-  for (const library of LIBRARIES) await mountOnce(library, false); // warm-up
-  for (let run = 0; run < RUNS; run++) {
-    for (const strict of [false, true]) {
-      for (let i = 0; i < LIBRARIES.length; i++) {
-        const library = LIBRARIES[(i + run) % LIBRARIES.length] as Library;
-        const id = `${library.name}${strict ? ':strict' : ''}`;
-        records.set(id, [...(records.get(id) ?? []), await mountOnce(library, strict)]);
-      }
-    }
-    log(`fan-in: run ${run + 1}/${RUNS}`);
-  }
-  return {
-    components: COMPONENTS,
-    latencyMs: LATENCY,
-    runs: RUNS,
-    rows: LIBRARIES.flatMap((library) =>
-      [false, true].map((strict) => ({
-        library: library.name,
-        label: library.label,
-        strict,
-        ...summarize(records.get(`${library.name}${strict ? ':strict' : ''}`) ?? []),
-      })),
-    ),
-  };
-});
+runSuite(async () => ({
+  components: COMPONENTS,
+  latencyMs: LATENCY,
+  runs: RUNS,
+  rows: await compareLibraries('fan-in', mountOnce),
+}));

@@ -1,6 +1,12 @@
 import { useVendorControls } from '../hooks/useVendorControls';
 import { useTraceStore } from '../trace/context';
 
+/** The vendor's fault switches, with their labels. */
+const FAULTS = [
+  ['hang', 'Hang (never answer)'],
+  ['reset', 'Reset (drop the connection)'],
+] as const;
+
 /** The demo vendor's latency and fault knobs, posted to `/api/controls` as they change. */
 export function VendorControls() {
   const { controls, set, reset, error } = useVendorControls();
@@ -37,22 +43,16 @@ export function VendorControls() {
               onChange={(event) => set({ failRate: event.currentTarget.valueAsNumber })}
             />
           </label>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={controls.hang}
-              onChange={(event) => set({ hang: event.currentTarget.checked })}
-            />
-            Hang (never answer)
-          </label>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={controls.reset}
-              onChange={(event) => set({ reset: event.currentTarget.checked })}
-            />
-            Reset (drop the connection)
-          </label>
+          {FAULTS.map(([flag, label]) => (
+            <label key={flag} className="check">
+              <input
+                type="checkbox"
+                checked={controls[flag]}
+                onChange={(event) => set({ [flag]: event.currentTarget.checked })}
+              />
+              {label}
+            </label>
+          ))}
           <button type="button" onClick={resetAll}>
             Restore defaults, clear ledger and trace
           </button>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useStitch, useStitchMutation } from '../../../src/react/index';
 import { DEFAULT_CONTROLS } from '../../vendor/controls';
 import { type Controls, getControls, resetLedger, setControls } from '../api';
@@ -8,30 +8,35 @@ export function useVendorControls() {
   const current = useStitch(getControls, {});
   const write = useStitchMutation(setControls);
   const wipe = useStitchMutation(resetLedger);
-  const [draft, setDraft] = useState<Controls | undefined>(undefined);
-
-  // The server's values fill the form once; after that the form is the source of truth.
-  useEffect(() => {
-    if (current.data) setDraft((previous) => previous ?? current.data);
-  }, [current.data]);
+  // The server's values fill the form; once the form has set one, the form is the source of truth.
+  const [edited, setEdited] = useState<Controls | undefined>(undefined);
 
   const set = (patch: Partial<Controls>) => {
-    setDraft((previous) => (previous ? { ...previous, ...patch } : previous));
+    setEdited((previous) => {
+      const base = previous ?? current.data;
+      return base && { ...base, ...patch };
+    });
     // A newer write supersedes (aborts) one still in flight: the last value wins.
     write.mutate({ body: patch });
   };
 
   /** Back to the vendor's defaults, with an empty ledger. */
   const reset = async () => {
+    let applied: Controls;
     try {
-      await write.mutateAsync({ body: DEFAULT_CONTROLS });
+      applied = await write.mutateAsync({ body: DEFAULT_CONTROLS });
       await wipe.mutateAsync();
     } catch {
       return; // The failure shows in `error`.
     }
-    setDraft(undefined);
-    current.refetch();
+    // The vendor answers a write with every control it now runs with.
+    setEdited(applied);
   };
 
-  return { controls: draft, set, reset, error: write.error ?? wipe.error ?? current.error };
+  return {
+    controls: edited ?? current.data,
+    set,
+    reset,
+    error: write.error ?? wipe.error ?? current.error,
+  };
 }

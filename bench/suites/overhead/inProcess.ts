@@ -1,0 +1,232 @@
+/**
+ * The overhead suite in process, with a stub fetch that resolves a Response at once: wall and CPU
+ * ns per call of Stitch (cache hit, full pipeline, coalesced joiners, policies one by one), of
+ * cockatiel's equivalent policies, and what one pipeline call allocates.
+ */
+import {
+  bulkhead,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  ExponentialBackoff,
+  handleAll,
+  retry,
+  TimeoutStrategy,
+  timeout,
+  wrap,
+} from 'cockatiel';
+import { createEngine, type StitchConfig, stitch } from '../../../src/index';
+import { log } from '../../lib/child';
+import { median, RUNS } from '../../lib/stats';
+import { bareCall, type Call, POLICIES, stitchCall } from './calls';
+
+const STUB_BODY = JSON.stringify({ id: 7, name: 'Ada Lovelace', email: 'ada@example.com', active: true });
+const stubFetch: typeof globalThis.fetch = async () =>
+  new Response(STUB_BODY, { headers: { 'content-type': 'application/json' } });
+const STUB_ORIGIN = 'http://stub.invalid';
+
+/** Per call: wall-clock ns, and CPU ns of this process (less exposed to other load on the machine). */
+interface PerCall {
+  wallNs: number;
+  cpuNs: number;
+}
+
+/** Times `body`, which makes `calls` calls; returns the cost per call. */
+async function perCall(calls: number, body: () => Promise<void>): Promise<PerCall> {
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await body();
+  const wall = Number(process.hrtime.bigint() - started);
+  const used = process.cpuUsage(cpu);
+  return { wallNs: wall / calls, cpuNs: ((used.user + used.system) * 1_000) / calls };
+}
+
+/** Sequential calls: the cost of each of `count` awaited calls. */
+function sequential(call: Call, count: number): Promise<PerCall> {
+  return perCall(count, async () => {
+    for (let i = 0; i < count; i++) await call(i);
+  });
+}
+
+const cockatielPolicy = () =>
+  wrap(
+    timeout(POLICIES.timeout.total, TimeoutStrategy.Cooperative),
+    retry(handleAll, { maxAttempts: POLICIES.retry.attempts - 1, backoff: new ExponentialBackoff() }),
+    circuitBreaker(handleAll, {
+      halfOpenAfter: POLICIES.circuit.cooldown,
+      breaker: new ConsecutiveBreaker(POLICIES.circuit.failures),
+    }),
+    bulkhead(POLICIES.throttle.concurrency, Number.MAX_SAFE_INTEGER),
+  );
+
+const JOINERS = 100;
+
+/** Stitch with the policies switched on one by one, to show what each costs (no failures). */
+const LADDER: Array<{ name: string; label: string; policies: Partial<StitchConfig> }> = [
+  {
+    name: 'ladderNone',
+    label: 'Stitch, no policies (retry, circuit off)',
+    policies: { retry: false, circuit: false },
+  },
+  { name: 'ladderRetry', label: 'Stitch with retry', policies: { retry: POLICIES.retry, circuit: false } },
+  {
+    name: 'ladderTimeout',
+    label: 'Stitch with retry and timeouts',
+    policies: { retry: POLICIES.retry, timeout: POLICIES.timeout, circuit: false },
+  },
+  {
+    name: 'ladderCircuit',
+    label: 'Stitch with retry, timeouts and circuit breaker',
+    policies: { retry: POLICIES.retry, timeout: POLICIES.timeout, circuit: POLICIES.circuit },
+  },
+];
+
+interface Measurement {
+  label: string;
+  count: number;
+  /** Cost per call (per joiner for `coalesced100`). */
+  measure: (count: number) => Promise<PerCall>;
+}
+
+const MEASUREMENTS: Record<string, Measurement> = {
+  fetchStub: {
+    label: 'bare stub fetch + res.json()',
+    count: 10_000,
+    measure: (count) => sequential(bareCall(STUB_ORIGIN, stubFetch), count),
+  },
+  cacheHit: {
+    label: '(a) Stitch cache hit',
+    count: 10_000,
+    async measure(count) {
+      const engine = createEngine({ fetch: stubFetch });
+      const item = stitch({
+        name: 'cached',
+        url: `${STUB_ORIGIN}/item`,
+        ...POLICIES,
+        cache: { ttl: 3_600_000 },
+      });
+      await item({ query: { i: 0 } }, { engine });
+      return sequential(async () => item({ query: { i: 0 } }, { engine }), count);
+    },
+  },
+  pipeline: {
+    label: '(b) Stitch full pipeline (retry + timeout + circuit + throttle)',
+    count: 4_000,
+    async measure(count) {
+      const { call } = stitchCall(STUB_ORIGIN, stubFetch);
+      return sequential(async (i) => call(i), count);
+    },
+  },
+  coalesced100: {
+    label: `(c) Stitch full pipeline, ${JOINERS} coalesced joiners (per joiner)`,
+    count: 60,
+    async measure(count) {
+      const { call } = stitchCall(STUB_ORIGIN, stubFetch);
+      return perCall(count * JOINERS, async () => {
+        for (let batch = 0; batch < count; batch++) {
+          await Promise.all(Array.from({ length: JOINERS }, () => call(batch)));
+        }
+      });
+    },
+  },
+  cockatiel: {
+    label: 'cockatiel wrap(timeout, retry, circuitBreaker, bulkhead) + stub fetch',
+    count: 10_000,
+    measure(count) {
+      const policy = cockatielPolicy();
+      const call: Call = (i) =>
+        policy.execute(async ({ signal }) =>
+          (await stubFetch(`${STUB_ORIGIN}/item?i=${i}`, { signal })).json(),
+        );
+      return sequential(call, count);
+    },
+  },
+  ...Object.fromEntries(
+    LADDER.map(({ name, label, policies }): [string, Measurement] => [
+      name,
+      {
+        label,
+        count: 4_000,
+        async measure(count) {
+          const { call } = stitchCall(STUB_ORIGIN, stubFetch, policies);
+          return sequential(async (i) => call(i), count);
+        },
+      },
+    ]),
+  ),
+};
+
+/**
+ * What one full-pipeline call allocates that Node makes costly: AbortControllers and timers
+ * (counted by wrapping the globals the engine reads at call time), and the events its run logs.
+ */
+async function allocations(calls: number) {
+  const { call } = stitchCall(STUB_ORIGIN, stubFetch);
+  const NativeController = globalThis.AbortController;
+  const nativeSetTimeout = globalThis.setTimeout;
+  let controllers = 0;
+  let timers = 0;
+  let events = 0;
+  globalThis.AbortController = class extends NativeController {
+    constructor() {
+      super();
+      controllers += 1;
+    }
+  };
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    timers += 1;
+    return nativeSetTimeout(...args);
+  }) as typeof setTimeout;
+  try {
+    for (let i = 0; i < calls; i++) {
+      const run = call(i);
+      await run;
+      events += run.events.length;
+    }
+  } finally {
+    globalThis.AbortController = NativeController;
+    globalThis.setTimeout = nativeSetTimeout;
+  }
+  const count = 20_000;
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < count; i++) new AbortController().abort();
+  const used = process.cpuUsage(cpu);
+  const controllerNs = ((used.user + used.system) * 1_000) / count;
+  return {
+    abortControllersPerCall: controllers / calls,
+    timersPerCall: timers / calls,
+    eventsPerCall: events / calls,
+    nsPerAbortController: controllerNs,
+  };
+}
+
+export async function inProcess() {
+  const names = Object.keys(MEASUREMENTS);
+  const runs: Record<string, PerCall[]> = {};
+  // Warm-up: every path compiled and optimised before anything is recorded.
+  for (const name of names)
+    await MEASUREMENTS[name]?.measure(Math.ceil((MEASUREMENTS[name]?.count ?? 0) / 2));
+  for (let run = 0; run < RUNS; run++) {
+    // Rotated, and reversed every other run, so no measurement always follows the same one.
+    const order = names.map((_, i) => names[(i + run) % names.length] as string);
+    if (run % 2 === 1) order.reverse();
+    for (const name of order) {
+      const entry = MEASUREMENTS[name];
+      if (!entry) continue;
+      runs[name] = [...(runs[name] ?? []), await entry.measure(entry.count)];
+    }
+    log(`overhead (in-process): run ${run + 1}/${RUNS}`);
+  }
+  const wall = (name: string) => (runs[name] ?? []).map((run) => run.wallNs);
+  const cpu = (name: string) => (runs[name] ?? []).map((run) => run.cpuNs);
+  return {
+    rows: names.map((name) => ({
+      name,
+      label: MEASUREMENTS[name]?.label ?? name,
+      wallNs: median(wall(name)),
+      cpuNs: median(cpu(name)),
+      cpuOverFetchStubNs: median(cpu(name)) - median(cpu('fetchStub')),
+      runs: { wallNs: wall(name), cpuNs: cpu(name) },
+    })),
+    allocations: await allocations(200),
+  };
+}
