@@ -2,7 +2,7 @@
 // It starts a tiny slow vendor on 127.0.0.1, reads from it, cancels a read mid-flight, and prints
 // what each run reports, including whether the vendor saw the socket close.
 import { createServer } from 'node:http';
-import { createEngine, isAbortError, stitch } from 'stitch';
+import { createEngine, isAbortError, stitch } from 'stitch-fetch';
 
 const hungUp = [];
 const vendor = createServer((request, response) => {
