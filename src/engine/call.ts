@@ -38,22 +38,50 @@ export function cacheKey<TInput extends StitchInput>(
 export function createCall(deps: CallDeps) {
   const { parts, cache, keys, coalescer, sink } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
+  const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
   let runs = 0;
 
-  /** Refuses a second, different stitch under a name this engine already knows. */
+  /**
+   * Keeps one definition per name. A new definition under a known name replaces the old one and
+   * drops its data (what a hot reload does on every save); calling a replaced definition after
+   * that means two are alive together, and is refused.
+   */
   const register = (definition: StitchDefinition<unknown, never>) => {
     const known = names.get(definition.name);
-    if (known && known !== definition) {
+    if (known === definition) return;
+    if (retired.has(definition)) {
       throw new StitchError({
         kind: 'config',
         field: 'name',
         stitch: definition.name,
-        message: `stitch '${definition.name}': \`name\` is used by another stitch on this engine`,
+        message:
+          `stitch '${definition.name}': \`name\` is also used by a newer stitch on this engine. ` +
+          'Give each stitch that is in use its own name (after a hot reload only the newest definition may run).',
       });
     }
     names.set(definition.name, definition);
+    if (!known) return;
+    retired.add(known);
+    const ofName = (key: string) => keys.belongsTo(key, definition.name);
+    supersede(ofName);
+    cache.drop(ofName);
+  };
+
+  /**
+   * Lets no later caller join the executions in flight for the keys `matches` accepts, and keeps
+   * their results out of the cache: a newer execution's answer is the one to keep.
+   */
+  const supersede = (matches: (key: string) => boolean) => {
+    coalescer.detach(matches);
+    for (const [key, entry] of tracked) if (matches(key)) entry.stored = entry.started;
+  };
+
+  /** `engine.invalidate`: marks the keys stale; their mounted readers refetch (see the cache). */
+  const invalidate = (matches: (key: string) => boolean) => {
+    supersede(matches);
+    cache.invalidate(matches);
   };
 
   function call<TData, TInput extends StitchInput>(
@@ -213,5 +241,5 @@ export function createCall(deps: CallDeps) {
       .then(() => revalidating.delete(key));
   }
 
-  return call;
+  return { call, invalidate };
 }

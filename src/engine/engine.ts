@@ -54,7 +54,13 @@ export interface Engine extends StitchEngineLike {
   subscribe(key: string, listener: () => void): () => void;
   /** The current snapshot of `key`; the same object until something in it changes. */
   getSnapshot<TData = unknown>(key: string): CacheSnapshot<TData>;
-  /** Drops cached data of `stitch` (for one input, or all), so the next read fetches. */
+  /**
+   * Marks the cached data of `stitch` (for one input, or all) stale, after a write that changed
+   * it. Every mounted reader of such a key refetches at once (one coalesced request however many
+   * read it), keeping the stale data on screen with `isFetching` until the new data replaces it;
+   * a request in flight from before is not joined and its answer is not cached. A key nobody
+   * reads is only marked stale: its next read fetches.
+   */
   invalidate<TInput extends StitchInput>(stitch: StitchLike<unknown, TInput>, input?: TInput): void;
   /** The cached data, for a server render to hand to the client. */
   dehydrate(): DehydratedState;
@@ -84,7 +90,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   };
   const cache = createCache(clock, options.cacheSize ?? 1_000);
   const keys = createKeys(secret);
-  const call = createCall({
+  const { call, invalidate } = createCall({
     parts,
     cache,
     keys,
@@ -102,11 +108,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     invalidate(stitch, input) {
       const { definition } = stitch;
       if (input === undefined) {
-        cache.invalidate((key) => keys.belongsTo(key, definition.name));
+        invalidate((key) => keys.belongsTo(key, definition.name));
         return;
       }
       const only = cacheKey(keys, definition, input);
-      cache.invalidate((key) => key === only);
+      invalidate((key) => key === only);
     },
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),

@@ -75,8 +75,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
 
   /** Whether `key` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
   const youngerThan = (key: string, ms: number) => {
-    const { updatedAt } = engine.getSnapshot(key);
-    return ms > 0 && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
+    const { updatedAt, stale } = engine.getSnapshot(key);
+    return ms > 0 && !stale && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
   };
 
   const notify = () => {
@@ -89,19 +89,33 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     if (key !== undefined && data !== undefined) placeholder = { key, data };
   };
 
+  /**
+   * Follows the snapshot of `key`. An invalidation of the key (a write changed it) makes a
+   * mounted reader refetch at once, unless it is still waiting out its debounce (that wait ends
+   * in a fetch anyway); readers of one key share that refetch through the coalescer. The refetch
+   * starts a microtask later, once every listener of this change has run: starting it from inside
+   * the cache's notification would re-enter the cache before the shared request is registered.
+   */
   const watch = (key: string | undefined) => {
     if (watched?.key === key) return;
     watched?.stop();
-    watched =
-      key === undefined
-        ? undefined
-        : {
-            key,
-            stop: engine.subscribe(key, () => {
-              remember();
-              notify();
-            }),
-          };
+    if (key === undefined) {
+      watched = undefined;
+      return;
+    }
+    let invalidated = engine.getSnapshot(key).invalidated;
+    const onChange = () => {
+      const seen = engine.getSnapshot(key).invalidated;
+      if (seen !== invalidated) {
+        invalidated = seen;
+        queueMicrotask(() => {
+          if (mounted && target?.key === key && phase.type !== 'waiting') refetch();
+        });
+      }
+      remember();
+      notify();
+    };
+    watched = { key, stop: engine.subscribe(key, onChange) };
   };
 
   /** Lets go of the current work without ever showing its abort. */
