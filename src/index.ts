@@ -10,10 +10,13 @@ export {
   type StitchLike,
 } from './engine/engine';
 export {
+  type AbortErrorLike,
   isAbortError,
   isStitchError,
   MAX_ERROR_BODY,
   StitchError,
+  type StitchErrorByKind,
+  type StitchErrorConstructor,
   type StitchErrorDetails,
   type StitchErrorKind,
   type TimeoutPhase,
@@ -35,8 +38,11 @@ export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/re
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
 export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
 export {
+  type CallArgs,
   type CallOptions,
   type HttpMethod,
+  type InputFor,
+  type PathParamNames,
   type Stitch,
   type StitchConfig,
   type StitchDefinition,

@@ -127,7 +127,8 @@ export async function runAttempt<TData>(
   } catch {
     return { type: 'aborted' };
   }
-  if (slot instanceof StitchError) return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  if (typeof slot !== 'function') return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  const release = slot;
   const sentBefore = state.requests;
   try {
     state.phase = 'before-dispatch';
@@ -163,7 +164,7 @@ export async function runAttempt<TData>(
     throw error;
   } finally {
     // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
-    slot(state.requests === sentBefore);
+    release(state.requests === sentBefore);
   }
 }
 

@@ -1,4 +1,4 @@
-import { abortReason, onAbort } from './abort';
+import { abortReason, onAbort, raceAbort } from './abort';
 import type { EngineParts, ExecutionContext, ExecutionState } from './attempt';
 import type { Cache } from './cache';
 import type { Coalescer, Reference } from './coalescer';
@@ -6,6 +6,7 @@ import { isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
+import { type CheckedInput, checkInput } from './input';
 import { isPlainData, type Keys } from './keys';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
@@ -97,11 +98,51 @@ export function createCall(deps: CallDeps) {
       source: 'live',
       idempotencyKey: undefined,
     };
+    if (!definition.input) return begin(run, tally, definition, input, input, options);
+    const checked = checkInput(definition.name, definition.input, input);
+    const proceed = (result: CheckedInput) => {
+      if (result.ok) return begin(run, tally, definition, input, result.value, options);
+      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.finish({ ok: false, error: result.error }, tally);
+      return run;
+    };
+    if (!(checked instanceof Promise)) return proceed(checked);
+    // An asynchronous validator is a wait like any other: the caller's abort ends it at once.
+    // (The callbacks return nothing: returning the run, a promise, would adopt its rejection.)
+    raceAbort(checked, options?.signal).then(
+      (result) => {
+        proceed(result);
+      },
+      () => {
+        begin(run, tally, definition, input, input, options);
+      },
+    );
+    return run;
+  }
+
+  /**
+   * The call proper, once its input is known good: `input` is what the caller passed (its keys
+   * name the cache entry, so a hook finds it), `sendable` what the request is built from.
+   */
+  function begin<TData, TInput extends StitchInput>(
+    run: StitchRun<TData>,
+    tally: RunTally,
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    sendable: StitchInput | undefined,
+    options: CallOptions | undefined,
+  ): StitchRun<TData> {
     let request: BuiltRequest;
     let key: string | undefined;
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
-      request = buildRequest(definition.name, definition.method, definition.url, definition.headers, input);
+      request = buildRequest(
+        definition.name,
+        definition.method,
+        definition.url,
+        definition.headers,
+        sendable,
+      );
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,

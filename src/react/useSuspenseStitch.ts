@@ -1,6 +1,7 @@
 import { useContext, useSyncExternalStore } from 'react';
 import { type Engine, linkSignals, type SafeResult, type Stitch, type StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { invoke } from './invoke';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
@@ -63,7 +64,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
   if (!lease || lease.settled) {
     const link = linkSignals(options.signal, scope);
-    const result = stitch(input, { engine, signal: link.signal }).safe();
+    const result = invoke(stitch, input, { engine, signal: link.signal }).safe();
     const started: Lease = { result, scope, settled: undefined, cancelTimer: () => {} };
     result.then((settled) => {
       started.settled = settled;

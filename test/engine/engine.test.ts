@@ -115,6 +115,7 @@ describe('createEngine', () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
     const get = stitch({ name: uniqueKey('input'), url: 'https://api.test/users/{id}' });
+    // @ts-expect-error the missing param is a type error, and caught at run time for untyped callers
     const result = await get({ params: {} }, { engine }).safe();
     expect(result.error).toMatchObject({ kind: 'config', field: 'params.id', requests: 0 });
     expect(calls).toHaveLength(0);
