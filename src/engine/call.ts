@@ -113,8 +113,26 @@ export function createCall(deps: CallDeps) {
       (result) => {
         proceed(result);
       },
-      () => {
-        begin(run, tally, definition, input, input, options);
+      (reason: unknown) => {
+        // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
+        run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+        run.emit({
+          type: 'cancel',
+          phase: 'before-dispatch',
+          dispatched: false,
+          shared: false,
+          reason: reasonMessage(reason),
+          attempt: 0,
+        });
+        safely(definition.hooks.onCancel, {
+          stitch: definition.name,
+          reason,
+          phase: 'before-dispatch',
+          dispatched: false,
+        });
+        const message = reasonMessage(reason);
+        const error = new StitchError({ kind: 'aborted', message, cause: reason, stitch: definition.name });
+        run.finish({ ok: false, error }, tally);
       },
     );
     return run;

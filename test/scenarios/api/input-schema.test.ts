@@ -86,16 +86,18 @@ describe('the input schema', () => {
         },
       },
     };
-    const read = stitch({ name: uniqueKey('slow'), url: vendor.url('/x'), input: slow });
+    const read = stitch({ name: uniqueKey('slow'), url: vendor.url('/items/{id}'), input: slow });
     const controller = new AbortController();
-    const cancelled = read(undefined, { engine, signal: controller.signal });
+    // A bad input (no id) still ends as the caller's abort: nothing is built before validation.
+    const cancelled = read({ params: {} } as never, { engine, signal: controller.signal });
     const reason = new Error('user navigated away');
     controller.abort(reason);
     const { error } = await cancelled.safe();
     expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', requests: 0 });
     expect(error?.cause).toBe(reason);
+    expect((await cancelled.report()).events.map((event) => event.type)).toEqual(['start', 'cancel', 'done']);
 
-    const waiting = read(undefined, { engine });
+    const waiting = read({ params: { id: 1 } }, { engine });
     release();
     await expect(waiting).resolves.toEqual({ ok: true });
     expect(vendor.requests()).toBe(1);
