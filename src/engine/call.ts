@@ -1,8 +1,9 @@
-import { abortReason, onAbort } from './abort';
+import { abortReason, onAbortShared } from './abort';
 import type { EngineParts, ExecutionContext, ExecutionState } from './attempt';
 import type { Cache } from './cache';
+import type { Clock } from './clock';
 import type { Coalescer, Reference } from './coalescer';
-import { isStitchError, reasonMessage, StitchError } from './errors';
+import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
@@ -56,36 +57,45 @@ export function createCall(deps: CallDeps) {
     names.set(definition.name, definition);
   };
 
+  /** A call never throws: whatever escapes (a getter on the input that throws, say) rejects its run. */
   function call<TData, TInput extends StitchInput>(
     definition: StitchDefinition<TData, TInput>,
     input: TInput | undefined,
     options: CallOptions | undefined,
   ): StitchRun<TData> {
     const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
-    const tally: RunTally = {
-      attempts: 0,
-      requests: 0,
-      status: undefined,
-      source: 'live',
-      idempotencyKey: undefined,
-    };
+    try {
+      return start(run, definition, input, options);
+    } catch (error) {
+      run.finish({ ok: false, error: asConfigError(error, definition.name) }, emptyTally());
+      return run;
+    }
+  }
+
+  function start<TData, TInput extends StitchInput>(
+    run: StitchRun<TData>,
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    given: CallOptions | undefined,
+  ): StitchRun<TData> {
+    const tally = emptyTally();
     let request: BuiltRequest;
     let key: string | undefined;
+    let options: CallOptions;
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
+      options = checkCallOptions(given, definition.name);
       request = buildRequest(definition.name, definition.method, definition.url, definition.headers, input);
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,
-        options?.idempotencyKey,
+        options.idempotencyKey,
+        definition.name,
       );
       key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
     } catch (error) {
-      const failure = isStitchError(error)
-        ? error
-        : new StitchError({ kind: 'config', message: String(error), cause: error, stitch: definition.name });
-      run.emit({ type: 'start', method: definition.method, url: definition.url });
-      run.finish({ ok: false, error: failure }, tally);
+      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.finish({ ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
     run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
@@ -106,7 +116,8 @@ export function createCall(deps: CallDeps) {
         cause: reason,
         attempts: attempt,
         requests,
-        ambiguous: phase === 'in-flight' || phase === 'body',
+        // Cut off with a request out, or after one went unanswered earlier in the run.
+        ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
         url: redactUrl(request.url, parts.secret),
         stitch: definition.name,
         idempotencyKey,
@@ -114,13 +125,13 @@ export function createCall(deps: CallDeps) {
       run.finish({ ok: false, error }, tally);
     };
 
-    const signal = options?.signal;
+    const signal = options.signal;
     if (signal?.aborted) {
       cancel(abortReason(signal), undefined);
       return run;
     }
 
-    if (key !== undefined && definition.cache && !options?.revalidate) {
+    if (key !== undefined && definition.cache && !options.revalidate) {
       const freshness = cache.freshness(key, definition.cache as never);
       if (freshness !== 'none') {
         run.emit({ type: 'cache', hit: freshness });
@@ -131,7 +142,9 @@ export function createCall(deps: CallDeps) {
       }
     }
 
-    const retry = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+    const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+    // A stream body is consumed by the one request that sends it: there is nothing to re-send.
+    const retry = request.streamed ? { ...policy, attempts: 1 } : policy;
     // A write shares only when asked to, without a key of its own, and with a body the key can
     // describe in full (it is part of the key).
     const shareKey =
@@ -141,7 +154,7 @@ export function createCall(deps: CallDeps) {
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
-      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined };
+      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
       const context: ExecutionContext<TData> = {
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
@@ -162,7 +175,7 @@ export function createCall(deps: CallDeps) {
     }
 
     const detach = signal
-      ? onAbort(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
+      ? onAbortShared(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
       : () => {};
     reference.shared.result.then((result: ExecutionResult<TData>) => {
       detach();
@@ -214,4 +227,48 @@ export function createCall(deps: CallDeps) {
   }
 
   return call;
+}
+
+const emptyTally = (): RunTally => ({
+  attempts: 0,
+  requests: 0,
+  status: undefined,
+  source: 'live',
+  idempotencyKey: undefined,
+});
+
+/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
+function asConfigError(error: unknown, stitch: string): StitchError {
+  if (isStitchError(error)) return error;
+  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
+  return new StitchError({ kind: 'config', message, cause: error, stitch });
+}
+
+/** Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later. */
+function checkCallOptions(options: CallOptions | undefined, stitch: string): CallOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null)
+    throw configError(stitch, 'options', 'must be an object');
+  const { signal, idempotencyKey, revalidate } = options;
+  const isSignal =
+    signal === undefined ||
+    (typeof signal === 'object' &&
+      signal !== null &&
+      typeof signal.aborted === 'boolean' &&
+      typeof signal.addEventListener === 'function' &&
+      typeof signal.removeEventListener === 'function');
+  if (!isSignal) throw configError(stitch, 'signal', 'must be an AbortSignal');
+  if (revalidate !== undefined && typeof revalidate !== 'boolean')
+    throw configError(stitch, 'revalidate', 'must be a boolean');
+  return { signal, idempotencyKey, revalidate };
+}
+
+/**
+ * A run that failed before it started, for a caller whose call could not reach an engine at all
+ * (an `engine` option that is not one): it rejects like any other run, it never throws.
+ */
+export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
+  const run = new StitchRun<TData>('r0', stitch, clock, undefined);
+  run.finish({ ok: false, error: asConfigError(error, stitch) }, emptyTally());
+  return run;
 }

@@ -228,6 +228,55 @@ const afterAdmit =
     return free ? { state: 'half-open', lease: { id: leaseId, expires: now + policy.probeTimeout } } : s;
   };
 
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
+
+const isBucket = (value: unknown): boolean => {
+  const b = value as Bucket | null;
+  return (
+    typeof b === 'object' && b !== null && isTime(b.start) && isCount(b.successes) && isCount(b.failures)
+  );
+};
+
+/**
+ * The stored value as a breaker state: absent → closed, a well-formed state → itself, anything
+ * else (`'garbage'`, `42`, `{ state: 'open' }` without `until`) → `undefined`, i.e. corrupt.
+ */
+function asState(value: unknown): CircuitState | undefined {
+  if (value === undefined || value === null) return CLOSED;
+  if (typeof value !== 'object') return undefined;
+  const s = value as Record<string, unknown>;
+  switch (s.state) {
+    case 'closed':
+      return isCount(s.failures) &&
+        (s.buckets === undefined || (Array.isArray(s.buckets) && s.buckets.every(isBucket)))
+        ? (value as CircuitState)
+        : undefined;
+    case 'open':
+      return isTime(s.until) ? (value as CircuitState) : undefined;
+    case 'half-open': {
+      const lease = s.lease as { id?: unknown; expires?: unknown } | null;
+      const valid =
+        lease === null ||
+        (typeof lease === 'object' && typeof lease.id === 'string' && isTime(lease.expires));
+      return valid ? (value as CircuitState) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A short, printable account of a corrupt stored value, for the `store` event. */
+function describe(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
 /**
  * Creates a breaker over `store`, timed by `clock`.
  * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
@@ -251,15 +300,25 @@ export function createCircuit(deps: {
    */
   const transact = async (key: string, step: Step, caller?: CircuitObserver): Promise<CircuitState> => {
     const storeKey = `circuit:${key}`;
-    const seen = (await store.get<CircuitState>(storeKey)) ?? CLOSED;
-    if (step(seen) === seen) return seen;
+    const read = await store.get<unknown>(storeKey);
+    const seen = asState(read);
+    // A corrupt value is reported like an unreachable store, read as closed, and overwritten.
+    if (seen === undefined) {
+      const error = new Error(`the store held a corrupt breaker state (${describe(read)}); read as closed`);
+      safely(onStoreError, error);
+      safely(caller?.storeError, error);
+    }
+    const current = seen ?? CLOSED;
+    if (seen !== undefined && step(current) === current) return current;
     // Overwritten on each call of the transition; the store commits the last call's result.
-    let from = seen;
+    let from = current;
     const to =
-      (await store.update<CircuitState>(storeKey, (current) => {
-        from = current ?? CLOSED;
-        return step(from);
-      })) ?? CLOSED;
+      asState(
+        await store.update<unknown>(storeKey, (stored) => {
+          from = asState(stored) ?? CLOSED;
+          return step(from);
+        }),
+      ) ?? CLOSED;
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
       // A listener that throws must not fail the call, nor undo what the store committed.
@@ -315,7 +374,7 @@ export function createCircuit(deps: {
       return { admitted: false, retryAfter, state: 'half-open' };
     },
     async state(key) {
-      return (await store.get<CircuitState>(`circuit:${key}`)) ?? CLOSED;
+      return asState(await store.get<unknown>(`circuit:${key}`)) ?? CLOSED;
     },
   };
 }

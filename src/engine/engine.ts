@@ -4,6 +4,7 @@ import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
+import { checkEngineOptions } from './engineOptions';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { createKeys } from './keys';
 import type { StitchInput } from './request';
@@ -62,34 +63,36 @@ export interface Engine extends StitchEngineLike {
   hydrate(state: DehydratedState): void;
 }
 
-/** Creates an isolated engine; tests and apps that want isolation make their own. */
-export function createEngine(options: EngineOptions = {}): Engine {
-  const clock = options.clock ?? createRealClock();
+/**
+ * Creates an isolated engine; tests and apps that want isolation make their own.
+ * @throws StitchError of kind `'config'` naming the option at fault (`cacheSize`, `clock.now`, ...).
+ */
+export function createEngine(options?: EngineOptions): Engine {
+  const checked = checkEngineOptions(options);
+  const clock = checked.clock ?? createRealClock();
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
-  const store = options.store
-    ? boundedStore(options.store, clock.schedule, options.storeTimeout ?? 1_000)
+  const store = checked.store
+    ? boundedStore(checked.store, clock.schedule, checked.storeTimeout)
     : createMemoryStore(() => clock.now());
-  const sinks =
-    options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
-  const configured = (options.redact ?? []).map((name) => name.toLowerCase());
+  const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const circuit: Circuit = createCircuit({ store, clock });
   const parts: EngineParts = {
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
     circuit,
     throttle: createThrottle(clock),
     budget: createRetryBudget(clock),
     secret,
   };
-  const cache = createCache(clock, options.cacheSize ?? 1_000);
+  const cache = createCache(clock, checked.cacheSize);
   const keys = createKeys(secret);
   const call = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
-    sink: fanOut(sinks as readonly TraceSink[]),
+    sink: fanOut(checked.sinks),
   });
 
   return {

@@ -1,9 +1,12 @@
 import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
+import { rejectedRun } from './call';
 import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import { createRealClock } from './clock';
 import { defaultEngine } from './engine';
 import { configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
 import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import { normalizeRedirect, type RedirectMode } from './redirect';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
@@ -69,6 +72,13 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   cache?: CacheOptions<TInput> | number | false;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
   coalesce?: boolean;
+  /**
+   * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
+   * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
+   * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
+   * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
+   */
+  redirect?: RedirectMode;
   /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
   idempotency?: IdempotencyOptions<TInput>;
   hooks?: StitchHooks;
@@ -84,6 +94,7 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly output: StandardSchemaV1<unknown, TData> | undefined;
   readonly responseType: ResponseType;
   readonly maxBodyBytes: number;
+  readonly redirect: RedirectMode;
   /** The retry policy without and with an idempotency key (a write retries only with one). */
   readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
   readonly timeout: TimeoutPolicy;
@@ -208,6 +219,7 @@ export function define<TData, TInput extends StitchInput>(
     output: config.output,
     responseType,
     maxBodyBytes,
+    redirect: normalizeRedirect(config.redirect, name),
     retry: Object.freeze({
       plain: normalizeRetry(config.retry, method, false, name),
       keyed: normalizeRetry(config.retry, method, true, name),
@@ -234,8 +246,18 @@ export function stitch<TData = unknown, TInput extends StitchInput = StitchInput
   config: StitchConfig<TData, TInput>,
 ): Stitch<TData, TInput> {
   const definition = define(config);
-  const callable = (input?: TInput, options?: CallOptions) =>
-    (options?.engine ?? defaultEngine()).call(definition, input, options);
+  const callable = (input?: TInput, options?: CallOptions): StitchRun<TData> => {
+    let engine: StitchEngineLike;
+    try {
+      engine = options?.engine ?? defaultEngine();
+      if (typeof engine?.call !== 'function')
+        throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
+    } catch (error) {
+      // A call never throws: even without an engine to run on, it returns a run that rejects.
+      return rejectedRun(definition.name, error, createRealClock());
+    }
+    return engine.call(definition, input, options);
+  };
   Object.defineProperty(callable, 'name', { value: definition.name });
   return Object.assign(callable, { definition });
 }

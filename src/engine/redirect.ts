@@ -1,0 +1,143 @@
+/**
+ * Redirects, followed by the engine rather than by `fetch`: fetch strips only `Authorization`,
+ * `Cookie` and `Proxy-Authorization` when a redirect leaves the origin, so an `x-api-key` (or any
+ * header the engine counts as a secret) would follow a 302 to another host. Here each hop is
+ * checked, stripped of every secret header when it changes origin, and traced (redacted).
+ */
+import type { ExecutionContext } from './attempt';
+import { configError } from './errors';
+import { redactUrl } from './events';
+
+/** What a stitch does with a 3xx: follow it (secrets never cross origins), fail, or return it. */
+export type RedirectMode = 'follow' | 'error' | 'manual';
+
+const MODES: readonly RedirectMode[] = ['follow', 'error', 'manual'];
+
+/** As fetch: more hops than this is a loop. */
+export const MAX_REDIRECTS = 20;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Whether `status` is one a redirect is made of. */
+export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(status);
+
+/** Headers that describe a body, dropped when a redirect turns the request into a GET. */
+const BODY_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-location',
+];
+
+/** Validates the `redirect` option. @default 'follow' */
+export function normalizeRedirect(value: unknown, stitchName: string): RedirectMode {
+  if (value === undefined) return 'follow';
+  if (!MODES.includes(value as RedirectMode)) {
+    throw configError(stitchName, 'redirect', `must be one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
+  }
+  return value as RedirectMode;
+}
+
+/** A redirect the engine will not follow; the attempt fails with kind `'http'`, never retried. */
+export class RedirectRefused extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * Sends the request and follows its redirects as `context.definition.redirect` says. Every hop
+ * is a request that left the process (`state.requests`) and a `redirect` event. On a change of
+ * origin every secret header is dropped; a 303 (and a 301/302 of a POST) becomes a bodiless GET,
+ * as fetch does; a stream body cannot be sent twice, so a 307/308 of one is refused.
+ * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, or a redirect
+ * whose target the platform hides (a browser's `opaqueredirect`).
+ */
+export async function sendFollowing<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  headers: Headers,
+  signal: AbortSignal,
+): Promise<Response> {
+  const { definition, parts, request, state } = context;
+  const mode = definition.redirect;
+  let url = request.url;
+  let method = request.method;
+  let body = request.body;
+  for (let hop = 0; ; hop++) {
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal, redirect: 'manual' };
+    // A stream body needs half duplex in fetch (Node refuses it otherwise).
+    if (request.streamed && body !== undefined) init.duplex = 'half';
+    if (hop > 0) state.requests += 1;
+    const response = await parts.fetch(url, init);
+    if (mode === 'manual') return response;
+    if (response.type === 'opaqueredirect') {
+      throw new RedirectRefused(
+        0,
+        `${method} ${redactUrl(url, parts.secret)} was redirected, and this platform hides where to`,
+      );
+    }
+    const location = response.headers.get('location');
+    if (!isRedirect(response.status) || location === null) return response;
+    // Nobody reads this hop's body: free its socket now.
+    await response.body?.cancel().catch(() => {});
+    const from = redactUrl(url, parts.secret);
+    if (mode === 'error')
+      throw new RedirectRefused(
+        response.status,
+        `${method} ${from} redirected (${response.status}) and redirect is 'error'`,
+      );
+    if (hop + 1 > MAX_REDIRECTS)
+      throw new RedirectRefused(
+        response.status,
+        `more than ${MAX_REDIRECTS} redirects from ${redactUrl(request.url, parts.secret)}`,
+      );
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new RedirectRefused(response.status, `${method} ${from} redirected to an invalid location`);
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new RedirectRefused(response.status, `${method} ${from} redirected to a ${next.protocol} URL`);
+    }
+    const crossOrigin = next.origin !== new URL(url).origin;
+    const dropped: string[] = [];
+    if (crossOrigin) {
+      for (const name of [...headers.keys()]) {
+        if (parts.secret.has(name)) {
+          headers.delete(name);
+          dropped.push(name);
+        }
+      }
+    }
+    const toGet =
+      response.status === 303
+        ? method !== 'HEAD'
+        : (response.status === 301 || response.status === 302) && method === 'POST';
+    if (toGet) {
+      method = 'GET';
+      body = undefined;
+      for (const name of BODY_HEADERS) headers.delete(name);
+    } else if (request.streamed && body !== undefined) {
+      throw new RedirectRefused(
+        response.status,
+        `${method} ${from} redirected (${response.status}), and a stream body cannot be sent twice`,
+      );
+    }
+    url = next.toString();
+    context.emit({
+      type: 'redirect',
+      attempt,
+      status: response.status,
+      from,
+      to: redactUrl(url, parts.secret),
+      method,
+      crossOrigin,
+      dropped,
+    });
+  }
+}
