@@ -156,10 +156,10 @@ export function buildRequest(
     input.headers === undefined ? {} : checkRecord(stitch, 'headers', input.headers),
   )) {
     try {
-      if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value)))
-        throw new TypeError();
-      // Headers refuses CR, LF and NUL in a value, so nothing can be smuggled into the request.
-      headers.set(name, String(value));
+      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+      // Headers would trim a CR or LF at either end and send what is left: refuse them anywhere.
+      if (typeof text !== 'string' || /[\r\n\0]/.test(text)) throw new TypeError();
+      headers.set(name, text);
     } catch {
       throw inputError(stitch, `headers.${name}`, 'is not a valid header (a string without CR, LF or NUL)');
     }
