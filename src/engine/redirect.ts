@@ -53,8 +53,8 @@ export class RedirectRefused extends Error {
  * is a request that left the process (`state.requests`) and a `redirect` event. On a change of
  * origin every secret header is dropped; a 303 (and a 301/302 of a POST) becomes a bodiless GET,
  * as fetch does; a stream body cannot be sent twice, so a 307/308 of one is refused.
- * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, or a redirect
- * whose target the platform hides (a browser's `opaqueredirect`).
+ * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, a target with
+ * credentials, or a redirect whose target the platform hides (a browser's `opaqueredirect`).
  */
 export async function sendFollowing<TData>(
   context: ExecutionContext<TData>,
@@ -103,6 +103,10 @@ export async function sendFollowing<TData>(
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') {
       throw new RedirectRefused(response.status, `${method} ${from} redirected to a ${next.protocol} URL`);
+    }
+    // fetch would refuse it with an error quoting the URL, credentials and all.
+    if (next.username !== '' || next.password !== '') {
+      throw new RedirectRefused(response.status, `${method} ${from} redirected to a URL with credentials`);
     }
     const crossOrigin = next.origin !== new URL(url).origin;
     const dropped: string[] = [];
