@@ -4,6 +4,7 @@
  * backend may retry a contended write. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
+import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
 import { configError } from './errors';
 import { safely } from './events';
@@ -112,8 +113,6 @@ export interface Circuit {
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
-
-const CLOSED: CircuitState = { state: 'closed', failures: 0 };
 
 /** Handed out when the store is unreachable: the call goes ahead and nothing is counted. */
 const UNCOUNTED: Admission = { probe: false, record: async () => {} };
@@ -228,55 +227,6 @@ const afterAdmit =
     return free ? { state: 'half-open', lease: { id: leaseId, expires: now + policy.probeTimeout } } : s;
   };
 
-const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
-
-const isBucket = (value: unknown): boolean => {
-  const b = value as Bucket | null;
-  return (
-    typeof b === 'object' && b !== null && isTime(b.start) && isCount(b.successes) && isCount(b.failures)
-  );
-};
-
-/**
- * The stored value as a breaker state: absent → closed, a well-formed state → itself, anything
- * else (`'garbage'`, `42`, `{ state: 'open' }` without `until`) → `undefined`, i.e. corrupt.
- */
-function asState(value: unknown): CircuitState | undefined {
-  if (value === undefined || value === null) return CLOSED;
-  if (typeof value !== 'object') return undefined;
-  const s = value as Record<string, unknown>;
-  switch (s.state) {
-    case 'closed':
-      return isCount(s.failures) &&
-        (s.buckets === undefined || (Array.isArray(s.buckets) && s.buckets.every(isBucket)))
-        ? (value as CircuitState)
-        : undefined;
-    case 'open':
-      return isTime(s.until) ? (value as CircuitState) : undefined;
-    case 'half-open': {
-      const lease = s.lease as { id?: unknown; expires?: unknown } | null;
-      const valid =
-        lease === null ||
-        (typeof lease === 'object' && typeof lease.id === 'string' && isTime(lease.expires));
-      return valid ? (value as CircuitState) : undefined;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** A short, printable account of a corrupt stored value, for the `store` event. */
-function describe(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
-}
-
 /**
  * Creates a breaker over `store`, timed by `clock`.
  * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
@@ -304,7 +254,9 @@ export function createCircuit(deps: {
     const seen = asState(read);
     // A corrupt value is reported like an unreachable store, read as closed, and overwritten.
     if (seen === undefined) {
-      const error = new Error(`the store held a corrupt breaker state (${describe(read)}); read as closed`);
+      const error = new Error(
+        `the store held a corrupt breaker state (${describeStored(read)}); read as closed`,
+      );
       safely(onStoreError, error);
       safely(caller?.storeError, error);
     }

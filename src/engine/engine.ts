@@ -19,15 +19,15 @@ export interface EngineOptions {
   fetch?: typeof globalThis.fetch;
   /** Breaker state and other shared state. @default an in-memory store */
   store?: Store;
-  /** @default the real clock */
+  /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
   trace?: TraceSink | readonly TraceSink[];
   /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
   redact?: readonly string[];
-  /** How many cache keys are kept; the least recently used go first, never one in use. @default 1000 */
+  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
-  /** How long (ms) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
+  /** How long (ms, > 0) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
   storeTimeout?: number;
 }
 

@@ -54,7 +54,8 @@ export class RedirectRefused extends Error {
  * origin every secret header is dropped; a 303 (and a 301/302 of a POST) becomes a bodiless GET,
  * as fetch does; a stream body cannot be sent twice, so a 307/308 of one is refused.
  * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, a target with
- * credentials, or a redirect whose target the platform hides (a browser's `opaqueredirect`).
+ * credentials, or a redirect whose target the platform hides (see `followHidden`) when the
+ * request carries a secret.
  */
 export async function sendFollowing<TData>(
   context: ExecutionContext<TData>,
@@ -74,12 +75,7 @@ export async function sendFollowing<TData>(
     if (hop > 0) state.requests += 1;
     const response = await parts.fetch(url, init);
     if (mode === 'manual') return response;
-    if (response.type === 'opaqueredirect') {
-      throw new RedirectRefused(
-        0,
-        `${method} ${redactUrl(url, parts.secret)} was redirected, and this platform hides where to`,
-      );
-    }
+    if (response.type === 'opaqueredirect') return followHidden(context, attempt, init, url, headers);
     const location = response.headers.get('location');
     if (!isRedirect(response.status) || location === null) return response;
     // Nobody reads this hop's body: free its socket now.
@@ -144,4 +140,39 @@ export async function sendFollowing<TData>(
       dropped,
     });
   }
+}
+
+/**
+ * A browser hides a redirect's target from script (an `opaqueredirect` response), so the engine
+ * cannot check where it goes. A request carrying no secret header has nothing to leak: it is sent
+ * again with fetch's own `redirect: 'follow'`, and the hop is traced from where it landed. One
+ * carrying a secret header (or a stream body, which cannot be sent twice) is refused.
+ */
+async function followHidden<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  init: RequestInit,
+  url: string,
+  headers: Headers,
+): Promise<Response> {
+  const { parts, request, state } = context;
+  const from = redactUrl(url, parts.secret);
+  const carriesSecret = [...headers.keys()].some((name) => parts.secret.has(name));
+  if (context.definition.redirect === 'error' || carriesSecret || request.streamed) {
+    throw new RedirectRefused(0, `${init.method} ${from} was redirected, and this platform hides where to`);
+  }
+  state.requests += 1;
+  const response = await parts.fetch(url, { ...init, redirect: 'follow' });
+  const landed = response.url === '' ? url : response.url;
+  context.emit({
+    type: 'redirect',
+    attempt,
+    status: 0,
+    from,
+    to: redactUrl(landed, parts.secret),
+    method: init.method ?? request.method,
+    crossOrigin: new URL(landed).origin !== new URL(url).origin,
+    dropped: [],
+  });
+  return response;
 }

@@ -6,7 +6,7 @@
  * secret, traces each hop (redacted), and offers `redirect: 'error' | 'manual'`.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { type StitchEvent, stitch } from '../../src/index';
+import { createEngine, type StitchEvent, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { collect, rejection, startScenario } from '../helpers/runs';
 import { createVendor, type Vendor } from '../helpers/vendor';
@@ -138,5 +138,45 @@ describe("redirect: 'error' and 'manual'", () => {
     expect(() =>
       stitch({ name: uniqueKey('bad'), url: 'http://127.0.0.1/', redirect: 'always' as never }),
     ).toThrow(expect.objectContaining({ kind: 'config', field: 'redirect' }));
+  });
+});
+
+describe('where the platform hides the target (a browser: opaqueredirect)', () => {
+  /** A fetch that answers like a browser's to `redirect: 'manual'`, then lands the followed one. */
+  function browserFetch() {
+    const calls: RequestInit[] = [];
+    const fetch = async (_url: unknown, init: RequestInit = {}) => {
+      calls.push(init);
+      if (init.redirect === 'manual') {
+        return { type: 'opaqueredirect', status: 0, ok: false, url: '', headers: new Headers(), body: null };
+      }
+      return new Response('{"landed":true}', { headers: { 'content-type': 'application/json' } });
+    };
+    return { fetch: fetch as unknown as typeof globalThis.fetch, calls };
+  }
+
+  it('a request without a secret header is let fetch follow it, and the hop is traced', async () => {
+    const { fetch, calls } = browserFetch();
+    const engine = createEngine({ fetch });
+    const read = stitch({ name: uniqueKey('hidden'), url: 'https://api.example/start' });
+    const run = read({}, { engine });
+    const events = collect(run);
+    expect(await run).toEqual({ landed: true });
+    expect(calls.map((init) => init.redirect)).toEqual(['manual', 'follow']);
+    expect(ofType(await events, 'redirect')).toHaveLength(1);
+    expect((await run.report()).requests).toBe(2);
+  });
+
+  it('a request carrying a secret header is refused, not sent on blind', async () => {
+    const { fetch, calls } = browserFetch();
+    const engine = createEngine({ fetch });
+    const read = stitch({
+      name: uniqueKey('hidden'),
+      url: 'https://api.example/start',
+      headers: SECRET_HEADERS,
+    });
+    const error = await rejection(read({}, { engine }));
+    expect(error).toMatchObject({ kind: 'http', status: 0, requests: 1, retryable: false });
+    expect(calls).toHaveLength(1);
   });
 });
