@@ -21,15 +21,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Whether `status` is one a redirect is made of. */
 export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(status);
 
-/** Headers that describe a body, dropped when a redirect turns the request into a GET. */
-const BODY_HEADERS = [
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'content-language',
-  'content-location',
-];
-
 /** Validates the `redirect` option. @default 'follow' */
 export function normalizeRedirect(value: unknown, stitchName: string): RedirectMode {
   if (value === undefined) return 'follow';
@@ -46,6 +37,17 @@ export class RedirectRefused extends Error {
     super(message);
     this.status = status;
   }
+}
+
+/** Why the engine does not follow a hop to `next`; `undefined` when it does. */
+function refusalOf(mode: RedirectMode, hop: number, next: URL | undefined): string | undefined {
+  if (mode === 'error') return "redirect is 'error'";
+  if (hop >= MAX_REDIRECTS) return `more than ${MAX_REDIRECTS} redirects`;
+  if (!next) return 'to an invalid location';
+  if (!/^https?:$/.test(next.protocol)) return `to a ${next.protocol} URL`;
+  // fetch would refuse it with an error quoting the URL, credentials and all.
+  if (next.username !== '' || next.password !== '') return 'to a URL with credentials';
+  return undefined;
 }
 
 /**
@@ -80,30 +82,13 @@ export async function sendFollowing<TData>(
     if (!isRedirect(response.status) || location === null) return response;
     // Nobody reads this hop's body: free its socket now.
     await response.body?.cancel().catch(() => {});
+    const { status } = response;
     const from = redactUrl(url, parts.secret);
-    if (mode === 'error')
-      throw new RedirectRefused(
-        response.status,
-        `${method} ${from} redirected (${response.status}) and redirect is 'error'`,
-      );
-    if (hop + 1 > MAX_REDIRECTS)
-      throw new RedirectRefused(
-        response.status,
-        `more than ${MAX_REDIRECTS} redirects from ${redactUrl(request.url, parts.secret)}`,
-      );
-    let next: URL;
-    try {
-      next = new URL(location, url);
-    } catch {
-      throw new RedirectRefused(response.status, `${method} ${from} redirected to an invalid location`);
-    }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-      throw new RedirectRefused(response.status, `${method} ${from} redirected to a ${next.protocol} URL`);
-    }
-    // fetch would refuse it with an error quoting the URL, credentials and all.
-    if (next.username !== '' || next.password !== '') {
-      throw new RedirectRefused(response.status, `${method} ${from} redirected to a URL with credentials`);
-    }
+    const refuse = (why: string) =>
+      new RedirectRefused(status, `${method} ${from} redirected (${status}): ${why}`);
+    const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+    const refusal = refusalOf(mode, hop, next);
+    if (refusal !== undefined || !next) throw refuse(refusal ?? '');
     const crossOrigin = next.origin !== new URL(url).origin;
     const dropped: string[] = [];
     if (crossOrigin) {
@@ -115,24 +100,19 @@ export async function sendFollowing<TData>(
       }
     }
     const toGet =
-      response.status === 303
-        ? method !== 'HEAD'
-        : (response.status === 301 || response.status === 302) && method === 'POST';
+      status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
     if (toGet) {
       method = 'GET';
       body = undefined;
-      for (const name of BODY_HEADERS) headers.delete(name);
+      for (const name of [...headers.keys()]) if (name.startsWith('content-')) headers.delete(name);
     } else if (request.streamed && body !== undefined) {
-      throw new RedirectRefused(
-        response.status,
-        `${method} ${from} redirected (${response.status}), and a stream body cannot be sent twice`,
-      );
+      throw refuse('a stream body cannot be sent twice');
     }
     url = next.toString();
     context.emit({
       type: 'redirect',
       attempt,
-      status: response.status,
+      status,
       from,
       to: redactUrl(url, parts.secret),
       method,
