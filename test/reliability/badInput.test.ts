@@ -189,6 +189,23 @@ describe('a ReadableStream body', () => {
     expect(vendor.ledger[1]?.body).toBe('again');
   });
 
+  it('a 307 of a stream body is refused (it cannot be sent twice), a 303 is followed without it', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script(
+      { status: 307, headers: { location: '/again' }, body: '' },
+      { status: 303, headers: { location: '/done' }, body: '' },
+    );
+    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: vendor.url('/f') });
+    const error = await rejection(upload({ body: streamOf('once') }, { engine }));
+    expect(error).toMatchObject({ kind: 'http', status: 307, requests: 1, retryable: false });
+    expect(await upload({ body: streamOf('twice') }, { engine })).toEqual({ path: '/done', query: {} });
+    expect(vendor.ledger.map((e) => [e.method, e.path, e.body])).toEqual([
+      ['PUT', '/f', 'once'],
+      ['PUT', '/f', 'twice'],
+      ['GET', '/done', ''],
+    ]);
+  });
+
   it('a stream already read or locked is refused as config', async () => {
     const { vendor, engine } = await startScenario();
     const stream = streamOf('x');
