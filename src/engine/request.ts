@@ -49,11 +49,12 @@ function isScalar(value: unknown): value is string | number | boolean {
   );
 }
 
-/** Throws unless `value` is a plain object (a record of the caller's), naming `field`. */
+/** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
+const tagOf = (value: unknown) => Object.prototype.toString.call(value);
+
+/** Throws unless `value` is a record (not a list, Map, URLSearchParams, ...), naming `field`. */
 function checkRecord(stitch: string, field: string, value: unknown): Record<string, unknown> {
-  const prototype = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
-  if (prototype !== Object.prototype && prototype !== null)
-    throw inputError(stitch, field, 'must be a plain object');
+  if (tagOf(value) !== '[object Object]') throw inputError(stitch, field, 'must be a plain object');
   return value as Record<string, unknown>;
 }
 
@@ -108,8 +109,9 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
     return `${path} is ${value}, which JSON sends as null`;
   if (typeof value !== 'object' || value === null) return undefined;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
-  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet)
-    return `${path} is a ${value.constructor.name}, which JSON sends as {}`;
+  const tag = tagOf(value).slice(8, -1);
+  if (['Map', 'Set', 'WeakMap', 'WeakSet'].includes(tag))
+    return `${path} is a ${tag}, which JSON sends as {}`;
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);
   try {
