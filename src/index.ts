@@ -33,6 +33,7 @@ export {
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export type { RedirectMode } from './engine/redirect';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';

@@ -4,7 +4,7 @@ import type { StitchInput } from './request';
 
 /** The `cache` option of a read stitch. */
 export interface CacheOptions<TInput = StitchInput> {
-  /** How long (ms) stored data is served without a request. @default 0 */
+  /** How long (ms) stored data is served without a request (`Infinity`: until invalidated). @default 0 */
   ttl?: number;
   /** How long (ms) after `ttl` stale data is still served while one request refreshes it. @default 0 */
   staleWhileRevalidate?: number;
@@ -36,8 +36,9 @@ export function normalizeCache<TInput>(
   const options = typeof value === 'number' ? { ttl: value } : value || {};
   const field = (name: string) => (typeof value === 'number' ? 'cache' : `cache.${name}`);
   const ms = (given: number | undefined, name: string) => {
-    if (given !== undefined && !(Number.isFinite(given) && given >= 0)) {
-      throw configError(stitchName, field(name), 'must be a number of milliseconds ≥ 0');
+    // Infinity keeps data for good; a finite value may be of any length.
+    if (given !== undefined && !(typeof given === 'number' && given >= 0)) {
+      throw configError(stitchName, field(name), 'must be a number of milliseconds ≥ 0 (or Infinity)');
     }
     return given ?? 0;
   };

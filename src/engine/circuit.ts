@@ -4,6 +4,7 @@
  * backend may retry a contended write. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
+import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
 import { configError } from './errors';
 import { safely } from './events';
@@ -112,8 +113,6 @@ export interface Circuit {
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
-
-const CLOSED: CircuitState = { state: 'closed', failures: 0 };
 
 /** Handed out when the store is unreachable: the call goes ahead and nothing is counted. */
 const UNCOUNTED: Admission = { probe: false, record: async () => {} };
@@ -251,15 +250,27 @@ export function createCircuit(deps: {
    */
   const transact = async (key: string, step: Step, caller?: CircuitObserver): Promise<CircuitState> => {
     const storeKey = `circuit:${key}`;
-    const seen = (await store.get<CircuitState>(storeKey)) ?? CLOSED;
-    if (step(seen) === seen) return seen;
+    const read = await store.get<unknown>(storeKey);
+    const seen = asState(read);
+    // A corrupt value is reported like an unreachable store, read as closed, and overwritten.
+    if (seen === undefined) {
+      const error = new Error(
+        `the store held a corrupt breaker state (${describeStored(read)}); read as closed`,
+      );
+      safely(onStoreError, error);
+      safely(caller?.storeError, error);
+    }
+    const current = seen ?? CLOSED;
+    if (seen !== undefined && step(current) === current) return current;
     // Overwritten on each call of the transition; the store commits the last call's result.
-    let from = seen;
+    let from = current;
     const to =
-      (await store.update<CircuitState>(storeKey, (current) => {
-        from = current ?? CLOSED;
-        return step(from);
-      })) ?? CLOSED;
+      asState(
+        await store.update<unknown>(storeKey, (stored) => {
+          from = asState(stored) ?? CLOSED;
+          return step(from);
+        }),
+      ) ?? CLOSED;
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
       // A listener that throws must not fail the call, nor undo what the store committed.
@@ -315,7 +326,7 @@ export function createCircuit(deps: {
       return { admitted: false, retryAfter, state: 'half-open' };
     },
     async state(key) {
-      return (await store.get<CircuitState>(`circuit:${key}`)) ?? CLOSED;
+      return asState(await store.get<unknown>(`circuit:${key}`)) ?? CLOSED;
     },
   };
 }

@@ -4,6 +4,7 @@ import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
+import { checkEngineOptions } from './engineOptions';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { createKeys } from './keys';
 import type { StitchInput } from './request';
@@ -18,15 +19,15 @@ export interface EngineOptions {
   fetch?: typeof globalThis.fetch;
   /** Breaker state and other shared state. @default an in-memory store */
   store?: Store;
-  /** @default the real clock */
+  /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
   trace?: TraceSink | readonly TraceSink[];
   /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
   redact?: readonly string[];
-  /** How many cache keys are kept; the least recently used go first, never one in use. @default 1000 */
+  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
-  /** How long (ms) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
+  /** How long (ms, > 0) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
   storeTimeout?: number;
 }
 
@@ -68,34 +69,36 @@ export interface Engine extends StitchEngineLike {
   hydrate(state: DehydratedState): void;
 }
 
-/** Creates an isolated engine; tests and apps that want isolation make their own. */
-export function createEngine(options: EngineOptions = {}): Engine {
-  const clock = options.clock ?? createRealClock();
+/**
+ * Creates an isolated engine; tests and apps that want isolation make their own.
+ * @throws StitchError of kind `'config'` naming the option at fault (`cacheSize`, `clock.now`, ...).
+ */
+export function createEngine(options?: EngineOptions): Engine {
+  const checked = checkEngineOptions(options);
+  const clock = checked.clock ?? createRealClock();
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
-  const store = options.store
-    ? boundedStore(options.store, clock.schedule, options.storeTimeout ?? 1_000)
+  const store = checked.store
+    ? boundedStore(checked.store, clock.schedule, checked.storeTimeout)
     : createMemoryStore(() => clock.now());
-  const sinks =
-    options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
-  const configured = (options.redact ?? []).map((name) => name.toLowerCase());
+  const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const circuit: Circuit = createCircuit({ store, clock });
   const parts: EngineParts = {
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
     circuit,
     throttle: createThrottle(clock),
     budget: createRetryBudget(clock),
     secret,
   };
-  const cache = createCache(clock, options.cacheSize ?? 1_000);
+  const cache = createCache(clock, checked.cacheSize);
   const keys = createKeys(secret);
   const { call, invalidate } = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
-    sink: fanOut(sinks as readonly TraceSink[]),
+    sink: fanOut(checked.sinks),
   });
 
   return {

@@ -1,9 +1,12 @@
 import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
+import { rejectedRun } from './call';
 import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import { createRealClock } from './clock';
 import { defaultEngine } from './engine';
 import { configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
 import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import { normalizeRedirect, type RedirectMode } from './redirect';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
@@ -97,6 +100,13 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   cache?: CacheOptions<TInput> | number | false;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
   coalesce?: boolean;
+  /**
+   * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
+   * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
+   * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
+   * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
+   */
+  redirect?: RedirectMode;
   /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
   idempotency?: IdempotencyOptions<TInput>;
   hooks?: StitchHooks;
@@ -113,6 +123,7 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly input: StandardSchemaV1<TInput, StitchInput> | undefined;
   readonly responseType: ResponseType;
   readonly maxBodyBytes: number;
+  readonly redirect: RedirectMode;
   /** The retry policy without and with an idempotency key (a write retries only with one). */
   readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
   readonly timeout: TimeoutPolicy;
@@ -246,6 +257,7 @@ export function define<TData, TInput extends StitchInput>(
     input: config.input,
     responseType,
     maxBodyBytes,
+    redirect: normalizeRedirect(config.redirect, name),
     retry: Object.freeze({
       plain: normalizeRetry(config.retry, method, false, name),
       keyed: normalizeRetry(config.retry, method, true, name),
@@ -287,8 +299,18 @@ export function stitch<
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
   type TResolved = ResolvedInput<TInput, TUrl, TBase>;
   const definition = define(config as StitchConfig<TData, TResolved>);
-  const callable = (input?: TResolved, options?: CallOptions) =>
-    (options?.engine ?? defaultEngine()).call(definition, input, options);
+  const callable = (input?: TResolved, options?: CallOptions): StitchRun<TData> => {
+    let engine: StitchEngineLike;
+    try {
+      engine = options?.engine ?? defaultEngine();
+      if (typeof engine?.call !== 'function')
+        throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
+    } catch (error) {
+      // A call never throws: even without an engine to run on, it returns a run that rejects.
+      return rejectedRun(definition.name, error, createRealClock());
+    }
+    return engine.call(definition, input, options);
+  };
   Object.defineProperty(callable, 'name', { value: definition.name });
   return Object.assign(callable, { definition }) as unknown as Stitch<TData, TResolved>;
 }
