@@ -71,7 +71,9 @@ describe('createCache', () => {
     cache.invalidate((key) => key.startsWith('users'));
     cache.invalidate((key) => key.startsWith('users'));
     expect(cache.snapshot('users:1')).toMatchObject({ data: 1, stale: true, invalidated: 2 });
-    expect(cache.freshness('users:1', { ttl: 60_000, staleWhileRevalidate: 0, scope: undefined })).toBe('none');
+    expect(cache.freshness('users:1', { ttl: 60_000, staleWhileRevalidate: 0, scope: undefined })).toBe(
+      'none',
+    );
     expect(cache.snapshot('posts:1')).toMatchObject({ data: 2, stale: false, invalidated: 0 });
     expect(told).toBe(2);
     cache.store('users:1', 3);
