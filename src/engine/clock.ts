@@ -5,7 +5,7 @@ export type CancelTimer = () => void;
 
 /**
  * The engine's only source of time. Inject one with `createEngine({ clock })` so tests can step
- * time by hand (see `createManualClock` in `stitch/testing`) and assert that no timer is left.
+ * time by hand (see `createManualClock` in `stitch-fetch/testing`) and assert that no timer is left.
  */
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (an HTTP-date `Retry-After` is compared with it). */
