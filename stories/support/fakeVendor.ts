@@ -82,6 +82,7 @@ export interface FakeVendor {
 
 const ENDPOINTS: Record<string, Endpoint> = {
   'GET /api/search': 'search',
+  'GET /api/flaky-search': 'flaky-search',
   'GET /api/report': 'report',
   'POST /api/upload': 'upload',
   'POST /api/charges': 'charges',
@@ -145,6 +146,7 @@ export function createFakeVendor(options: FakeVendorOptions = {}): FakeVendor {
     return structuredClone({
       endpoints: {
         search: stats('search'),
+        'flaky-search': stats('flaky-search'),
         report: stats('report'),
         upload: stats('upload'),
         charges: stats('charges'),

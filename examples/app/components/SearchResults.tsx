@@ -1,14 +1,19 @@
 import type { StitchError } from '../../../src/index';
 import type { SearchResult } from '../api';
 
-/** The people found, dimmed while they are the previous query's (`keepPrevious`). */
+const IDLE = 'Type a name, a company or a city.';
+
+/** The people found, marked while they are the previous query's (`keepPrevious`). */
 export function SearchResults({
+  idle,
   data,
   error,
   placeholder,
   fetching,
   summaryOnly = false,
 }: {
+  /** Nothing asked (an empty box): an idle hook may still hold the last query's data. */
+  idle: boolean;
   data: SearchResult | undefined;
   error: StitchError | null;
   placeholder: boolean;
@@ -16,6 +21,7 @@ export function SearchResults({
   /** Just the "N found" line, without the people. */
   summaryOnly?: boolean;
 }) {
+  if (idle) return <p className="muted">{IDLE}</p>;
   if (error) {
     return (
       <p role="alert" className="error">
@@ -23,7 +29,7 @@ export function SearchResults({
       </p>
     );
   }
-  if (!data) return <p className="muted">{fetching ? 'Searching…' : 'Type a name, a company or a city.'}</p>;
+  if (!data) return <p className="muted">{fetching ? 'Searching…' : IDLE}</p>;
   return (
     <section aria-label="Results" aria-busy={fetching} className={placeholder ? 'results stale' : 'results'}>
       <p className="muted" data-testid="results-summary">

@@ -41,6 +41,7 @@ export function BreakerPage() {
             </button>
           </search>
           <SearchResults
+            idle={result.status === 'idle'}
             data={result.data}
             error={result.error}
             placeholder={result.isPlaceholder}

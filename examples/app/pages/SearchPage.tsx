@@ -59,6 +59,7 @@ export function SearchPage() {
       </Counters>
       <TraceTimeline stitches={[search.definition.name]} label={queryLabel} />
       <SearchResults
+        idle={result.status === 'idle'}
         data={result.data}
         error={result.error}
         placeholder={result.isPlaceholder}
