@@ -18,8 +18,10 @@ const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SCREENSHOTS = process.env.STITCH_SCREENSHOTS === '1';
 /** Phone widths the demo must work at: a small Android and an iPhone. */
 const PHONES = [360, 390];
-/** Faster than the vendor's 300 ms search delay, so each keystroke supersedes a request in flight. */
+/** Far faster than SLOW_SEARCH, so each keystroke supersedes a request in flight even on a loaded machine. */
 const KEY_DELAY = 60;
+/** The search delay while a test types: the vendor's 300 ms default leaves too little slack under load. */
+const SLOW_SEARCH = { delay: 1_500 };
 const poll = { timeout: 15_000, interval: 50 };
 
 let demo: Demo;
@@ -117,6 +119,7 @@ describe('the demo', () => {
   );
 
   it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
+    await vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/search');
     const box = page.getByRole('searchbox', { name: 'Search people' });
 
@@ -247,6 +250,7 @@ describe('the demo', () => {
   });
 
   it('breaker: cancellations never open it, 503s do, and a half-open probe closes it', async () => {
+    await vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/breaker');
     await recordAnnouncements(page);
     const box = page.getByRole('searchbox', { name: 'Search the flaky vendor' });

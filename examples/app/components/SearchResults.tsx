@@ -1,27 +1,22 @@
-import type { StitchError } from '../../../src/index';
+import type { QueryResult } from '../../../src/react/index';
 import type { SearchResult } from '../api';
 
 const IDLE = 'Type a name, a company or a city.';
 
-/** The people found, marked while they are the previous query's (`keepPrevious`). */
+/**
+ * A search hook's result: the people found, marked while they are the previous query's
+ * (`keepPrevious`). An idle hook (an empty box) shows the hint, even if it still holds the last
+ * query's data.
+ */
 export function SearchResults({
-  idle,
-  data,
-  error,
-  placeholder,
-  fetching,
+  result: { status, data, error, isPlaceholder: placeholder, isFetching: fetching },
   summaryOnly = false,
 }: {
-  /** Nothing asked (an empty box): an idle hook may still hold the last query's data. */
-  idle: boolean;
-  data: SearchResult | undefined;
-  error: StitchError | null;
-  placeholder: boolean;
-  fetching: boolean;
+  result: Pick<QueryResult<SearchResult>, 'status' | 'data' | 'error' | 'isPlaceholder' | 'isFetching'>;
   /** Just the "N found" line, without the people. */
   summaryOnly?: boolean;
 }) {
-  if (idle) return <p className="muted">{IDLE}</p>;
+  if (status === 'idle') return <p className="muted">{IDLE}</p>;
   if (error) {
     return (
       <p role="alert" className="error">
