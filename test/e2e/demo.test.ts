@@ -332,6 +332,7 @@ describe.each(PHONES)('the demo at %i px wide', (width) => {
       if (path === '/breaker') await page.getByTestId('results-summary').waitFor();
       expect({ path, problems: await layoutProblems(page) }).toEqual({ path, problems: [] });
       expect({ path, problems: await contrastProblems(page) }).toEqual({ path, problems: [] });
+      if (width === 390 && path === '/search') await shoot(page, 'search-390');
     }
     expect(errors).toEqual([]);
   });
