@@ -1,3 +1,8 @@
+/**
+ * The engine: `stitch(config)` turns an endpoint into a typed, resilient, cancellable call;
+ * `createEngine` holds the cache, coalescer, breakers and throttles the calls share.
+ * @module stitch-fetch
+ */
 export { abortReason, type LinkedSignal, linkSignals } from './engine/abort';
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';

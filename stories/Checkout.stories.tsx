@@ -10,7 +10,7 @@ import { eventually, harnessOf, letGo, withDemo } from './support/harness';
 const meta = {
   title: 'Demo/Checkout',
   component: CheckoutPage,
-  parameters: { fakeVendor: { hold: ['charges'] } },
+  parameters: { vendor: { hold: ['charges'] } },
   ...withDemo,
 } satisfies Meta<typeof CheckoutPage>;
 export default meta;
@@ -33,7 +33,7 @@ export const PayCancelPayAgain: Story = {
 
     await userEvent.click(canvas.getByRole('button', { name: 'Cancel' }));
     await eventually(() => expect(status).toHaveTextContent(/^Cancelled after the request left/));
-    expect(vendor.counts('charges')).toEqual({ started: 1, completed: 0, cancelled: 1, failed: 0 });
+    expect(vendor.counts('charges')).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 });
     expect(canvas.getByTestId('idempotency-key')).toHaveTextContent(key); // same intent, same key
 
     await userEvent.click(canvas.getByRole('button', { name: /^Pay/ }));
@@ -41,7 +41,7 @@ export const PayCancelPayAgain: Story = {
     vendor.release('charges');
     await eventually(() => expect(status).toHaveTextContent(/duplicate: true/));
 
-    expect(vendor.counts('charges')).toEqual({ started: 2, completed: 1, cancelled: 1, failed: 0 });
+    expect(vendor.counts('charges')).toEqual({ requests: 2, completed: 1, hungUp: 1, failed: 0 });
     expect(vendor.requests('charges').map((r) => r.idempotencyKey)).toEqual([key, key]);
     expect(vendor.requests('charges').map((r) => r.status)).toEqual([undefined, 200]);
     expect(vendor.charges()).toEqual([expect.objectContaining({ key, amount: 4200, currency: 'EUR' })]);

@@ -8,7 +8,7 @@ const meta = {
   title: 'Demo/Coalescing',
   component: Readers,
   args: { initial: 4 },
-  parameters: { fakeVendor: { hold: ['report'] } },
+  parameters: { vendor: { hold: ['report'] } },
   ...withDemo,
 } satisfies Meta<typeof Readers>;
 export default meta;
@@ -37,7 +37,7 @@ export const ManyReadersOneRequest: Story = {
     expect(canvas.getAllByTestId('report-status')).toHaveLength(4);
     for (const status of canvas.getAllByTestId('report-status'))
       expect(status).toHaveTextContent('Generating');
-    expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 0, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
     expect(vendor.held('report')).toBe(1);
 
     await userEvent.click(canvas.getByRole('button', { name: 'Remove the first reader' }));
@@ -47,7 +47,7 @@ export const ManyReadersOneRequest: Story = {
       expect(harness.trace.lanes('report').filter((l) => l.state === 'cancelled')).toHaveLength(2),
     );
     // Two references let go; the request is still the vendor's one pending request.
-    expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 0, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
     expect(vendor.held('report')).toBe(1);
 
     vendor.release('report');
@@ -56,7 +56,7 @@ export const ManyReadersOneRequest: Story = {
       expect(statuses).toHaveLength(2);
       for (const status of statuses) expect(status).toHaveTextContent(/^Generated at .* 12 months$/);
     });
-    expect(vendor.counts('report')).toEqual({ started: 1, completed: 1, cancelled: 0, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
     letGo(harness);
   },
 };
@@ -69,7 +69,7 @@ export const LastReaderLeavingCancels: Story = {
     const { vendor } = harness;
     const canvas = within(context.canvasElement);
     await allJoined(harness, 3);
-    expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 0, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
 
     const removeLast = canvas.getByRole('button', { name: 'Remove the last reader' });
     await userEvent.click(removeLast);
@@ -77,19 +77,19 @@ export const LastReaderLeavingCancels: Story = {
     await eventually(() =>
       expect(harness.trace.lanes('report').filter((l) => l.state === 'cancelled')).toHaveLength(2),
     );
-    expect(vendor.counts('report').cancelled).toBe(0);
+    expect(vendor.counts('report').hungUp).toBe(0);
 
     await userEvent.click(removeLast);
     await expect(canvas.getByTestId('reader-count')).toHaveTextContent('0 readers');
     await eventually(() =>
-      expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 1, failed: 0 }),
+      expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 }),
     );
     expect(vendor.pending('report')).toBe(0);
 
     // A new reader starts afresh (the aborted request cached nothing and is not joined).
     await userEvent.click(canvas.getByRole('button', { name: 'Add a reader' }));
     await eventually(() => expect(vendor.held('report')).toBe(1));
-    expect(vendor.counts('report')).toEqual({ started: 2, completed: 0, cancelled: 1, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 2, completed: 0, hungUp: 1, failed: 0 });
     letGo(harness);
   },
 };

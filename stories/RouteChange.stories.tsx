@@ -11,7 +11,7 @@ const meta = {
   title: 'Demo/Route change',
   component: MemoryRoutes,
   args: { initial: '/route-change' },
-  parameters: { fakeVendor: { hold: ['report', 'upload'] } },
+  parameters: { vendor: { hold: ['report', 'upload'] } },
   ...withDemo,
 } satisfies Meta<typeof MemoryRoutes>;
 export default meta;
@@ -27,18 +27,18 @@ export const LeavingAbortsReportAndUpload: Story = {
     // On mount: the report is read once (StrictMode included) and stays in flight.
     await expect(await canvas.findByTestId('report-status')).toHaveTextContent('Generating the report');
     await eventually(() => expect(vendor.held('report')).toBe(1));
-    expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 0, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
 
     await userEvent.click(canvas.getByRole('button', { name: /^Upload/ }));
     await expect(canvas.getByTestId('upload-status')).toHaveTextContent('Uploading');
     await eventually(() => expect(vendor.held('upload')).toBe(1)); // its body is in: 256 KB
-    expect(vendor.counts('upload')).toEqual({ started: 1, completed: 0, cancelled: 0, failed: 0 });
+    expect(vendor.counts('upload')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
 
     await userEvent.click(canvas.getByRole('link', { name: 'Leave this page' }));
     await canvas.findByRole('heading', { name: 'You left the page' });
     await eventually(() => {
-      expect(vendor.counts('report')).toEqual({ started: 1, completed: 0, cancelled: 1, failed: 0 });
-      expect(vendor.counts('upload')).toEqual({ started: 1, completed: 0, cancelled: 1, failed: 0 });
+      expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 });
+      expect(vendor.counts('upload')).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 });
     });
     expect(vendor.pending('report') + vendor.pending('upload')).toBe(0);
     // Both fetches were aborted as aborts (no other failure). The report's hook unmounted with the page
@@ -58,13 +58,13 @@ export const LeavingAbortsReportAndUpload: Story = {
     // Going back is a new scope: one new report, nothing resent for the upload.
     await userEvent.click(canvas.getByRole('link', { name: /Go back/ }));
     await eventually(() => expect(vendor.held('report')).toBe(1));
-    expect(vendor.counts('report')).toEqual({ started: 2, completed: 0, cancelled: 1, failed: 0 });
-    expect(vendor.counts('upload').started).toBe(1);
+    expect(vendor.counts('report')).toEqual({ requests: 2, completed: 0, hungUp: 1, failed: 0 });
+    expect(vendor.counts('upload').requests).toBe(1);
     vendor.release('report');
     await eventually(() =>
       expect(canvas.getByTestId('report-status')).toHaveTextContent(/^Generated at .* 12 months$/),
     );
-    expect(vendor.counts('report')).toEqual({ started: 2, completed: 1, cancelled: 1, failed: 0 });
+    expect(vendor.counts('report')).toEqual({ requests: 2, completed: 1, hungUp: 1, failed: 0 });
     letGo(harnessOf(context));
   },
 };

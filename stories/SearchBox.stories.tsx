@@ -10,7 +10,7 @@ import { eventually, harnessOf, letGo, withDemo } from './support/harness';
 const meta = {
   title: 'Demo/Search box',
   component: SearchPage,
-  parameters: { layout: 'fullscreen', fakeVendor: { hold: ['search'] } },
+  parameters: { layout: 'fullscreen', vendor: { hold: ['search'] } },
   ...withDemo,
 } satisfies Meta<typeof SearchPage>;
 export default meta;
@@ -29,7 +29,7 @@ export const TypingCancelsStaleKeystrokes: Story = {
 
     // Every keystroke re-keyed the hook: the previous request was aborted while still in flight.
     await eventually(() =>
-      expect(vendor.counts('search')).toEqual({ started: 8, completed: 0, cancelled: 7, failed: 0 }),
+      expect(vendor.counts('search')).toEqual({ requests: 8, completed: 0, hungUp: 7, failed: 0 }),
     );
     expect(vendor.held('search')).toBe(1);
     expect(vendor.requests('search').map((r) => r.query.q)).toEqual([
@@ -48,7 +48,7 @@ export const TypingCancelsStaleKeystrokes: Story = {
 
     vendor.release('search');
     await expect(await canvas.findByTestId('results-summary')).toHaveTextContent(/for “margaret”/);
-    expect(vendor.counts('search')).toEqual({ started: 8, completed: 1, cancelled: 7, failed: 0 });
+    expect(vendor.counts('search')).toEqual({ requests: 8, completed: 1, hungUp: 7, failed: 0 });
 
     // The page's own counters (from the engine's trace) agree with the vendor.
     await eventually(() => {
@@ -72,7 +72,7 @@ export const KeepPrevious: Story = {
     const { vendor } = harnessOf(context);
     const canvas = within(context.canvasElement);
     await userEvent.type(searchbox(canvas), 'ada');
-    await eventually(() => expect(vendor.counts('search')).toMatchObject({ started: 3, cancelled: 2 }));
+    await eventually(() => expect(vendor.counts('search')).toMatchObject({ requests: 3, hungUp: 2 }));
     vendor.release('search');
     const summary = await canvas.findByTestId('results-summary');
     await eventually(() => expect(summary).toHaveTextContent(/^\d+ found for “ada”, showing \d+$/));
@@ -98,7 +98,7 @@ export const KeepPrevious: Story = {
     );
     expect(canvas.getByTestId('results-summary')).not.toHaveTextContent(/previous query/);
     expect(canvas.getByRole('region', { name: 'Results' })).not.toHaveClass('stale');
-    expect(vendor.counts('search')).toEqual({ started: 4, completed: 2, cancelled: 2, failed: 0 });
+    expect(vendor.counts('search')).toEqual({ requests: 4, completed: 2, hungUp: 2, failed: 0 });
     letGo(harnessOf(context));
   },
 };
@@ -106,7 +106,7 @@ export const KeepPrevious: Story = {
 /** Debounce on: keystrokes inside the 250 ms window are never sent; only the settled query is. */
 export const Debounce: Story = {
   // Search answered after the vendor's 300 ms delay, on a real timer.
-  parameters: { fakeVendor: { hold: [] } },
+  parameters: { vendor: { hold: [] } },
   play: async (context) => {
     const { vendor } = harnessOf(context);
     const canvas = within(context.canvasElement);
@@ -114,7 +114,7 @@ export const Debounce: Story = {
     await userEvent.type(searchbox(canvas), 'lovelace');
 
     await eventually(() => expect(canvas.getByTestId('results-summary')).toHaveTextContent(/for “lovelace”/));
-    expect(vendor.counts('search')).toEqual({ started: 1, completed: 1, cancelled: 0, failed: 0 });
+    expect(vendor.counts('search')).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
     expect(vendor.requests('search')[0]?.query.q).toBe('lovelace');
     await eventually(() => {
       expect(canvas.getByTestId('counter-keystrokes')).toHaveTextContent('8');

@@ -89,7 +89,7 @@ export const ROWS: Row[] = [
     entries: {
       stitch: entry(
         'stitch-all',
-        'import * from stitch',
+        'import * from stitch-fetch',
         `import * as all from ${dist('index.js')}\nconsole.log(all)`,
       ),
       cockatiel: entry(
@@ -110,7 +110,7 @@ export const ROWS: Row[] = [
     entries: {
       stitch: entry(
         'stitch-hooks',
-        'import { useStitch, StitchProvider } from stitch/react',
+        'import { useStitch, StitchProvider } from stitch-fetch/react',
         `import { useStitch, StitchProvider } from ${dist('react/index.js')}\nconsole.log(useStitch, StitchProvider)`,
       ),
       tanstack: reactQueryHooks('react-query-hooks'),

@@ -26,11 +26,14 @@ export const search = stitch<SearchResult, SearchInput>({
   circuit: VENDOR_BREAKER,
 });
 
-/** The same endpoint for the breaker page, with a per-attempt deadline so a hung vendor fails too. */
+/**
+ * The same search for the breaker page, on its own path so the vendor's ledger counts it apart, with
+ * a per-attempt deadline so a hung vendor fails too. It counts against the same breaker.
+ */
 export const flakySearch = stitch<SearchResult, SearchInput>({
   name: 'flaky-search',
   baseUrl,
-  url: '/api/search',
+  url: '/api/flaky-search',
   retry: false,
   timeout: { each: 3_000 },
   circuit: VENDOR_BREAKER,

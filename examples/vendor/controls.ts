@@ -5,9 +5,9 @@
  */
 
 /**
- * Latency (ms) and faults of the demo vendor. Faults apply to search, report, upload and charges only,
- * before any endpoint work (so a faulted charge makes no charge), checked in this order: `reset`,
- * `hang`, `failRate`.
+ * Latency (ms) and faults of the demo vendor. Faults apply to the two searches, report, upload and
+ * charges only, before any endpoint work (so a faulted charge makes no charge), checked in this
+ * order: `reset`, `hang`, `failRate`.
  */
 export interface Controls {
   /** Search latency. @default 300 */
@@ -22,7 +22,7 @@ export interface Controls {
   failRate: number;
   /** Never answer; the request stays open until the client hangs up. @default false */
   hang: boolean;
-  /** Destroy the socket without an answer. @default false */
+  /** Drop the connection without an HTTP answer (the client's fetch fails). @default false */
   reset: boolean;
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** The endpoints the ledger counts (controls and ledger requests are not counted: the demo polls them). */
-export type Endpoint = 'search' | 'report' | 'upload' | 'charges';
+export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges';
 
 /** How one request ended. `pending` until the vendor answers, fails it, or the client hangs up. */
 export type Outcome = 'pending' | 'completed' | 'hungUp' | 'failed';
@@ -63,6 +63,7 @@ export const RECENT = 200;
 
 const emptyStats = (): Record<Endpoint, EndpointStats> => ({
   search: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
+  'flaky-search': { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   report: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   upload: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   charges: { requests: 0, completed: 0, hungUp: 0, failed: 0 },

@@ -70,6 +70,8 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
 
   const endpoints: Record<string, { endpoint: Endpoint; work: Work }> = {
     'GET /api/search': { endpoint: 'search', work: search },
+    // The same search under its own name, so the breaker page's requests have their own ledger row.
+    'GET /api/flaky-search': { endpoint: 'flaky-search', work: search },
     'GET /api/report': { endpoint: 'report', work: report },
     'POST /api/upload': { endpoint: 'upload', work: upload },
     'POST /api/charges': { endpoint: 'charges', work: charge },
@@ -156,7 +158,12 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     if (now.reset) {
       x.cut = true;
       ledger.settle(entry, 'failed');
-      res.destroy();
+      // A connection closed before any byte of an answer is one a browser may silently send again
+      // on a new connection when the closed one had been kept alive (Chromium does, once per idle
+      // socket it holds), so one fetch would reach the ledger several times. A byte that cannot
+      // start an HTTP answer makes the client fail this request instead: one request, one failure.
+      if (res.socket) res.socket.end('X');
+      else res.destroy();
       return;
     }
     if (now.hang) return; // no timer: the exchange stays open until the client hangs up or close()

@@ -91,6 +91,7 @@ type DistributiveOmit<T, TKey extends PropertyKey> = T extends unknown ? Omit<T,
 
 /** Receives every event of every run on an engine. A sink that throws never breaks a run. */
 export interface TraceSink {
+  /** Called synchronously with each event as a run emits it, after redaction. */
   handle(event: StitchEvent): void;
 }
 

@@ -1,7 +1,14 @@
 import { configError } from './errors';
 
 /** `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. */
-export type IdempotencyOptions<TInput> = boolean | { keyOf?: (input: TInput) => string; header?: string };
+export type IdempotencyOptions<TInput> =
+  | boolean
+  | {
+      /** Derives the key from the input, so the caller owns it across retries, reloads and processes. */
+      keyOf?: (input: TInput) => string;
+      /** The header the key travels in. @default 'Idempotency-Key' */
+      header?: string;
+    };
 
 /** Normalized idempotency settings; `undefined` when the stitch sends no key by itself. */
 export interface IdempotencyPolicy<TInput> {

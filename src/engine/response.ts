@@ -5,6 +5,7 @@ export interface StandardSchemaV1<TInput = unknown, TOutput = TInput> {
   readonly '~standard': {
     readonly version: 1;
     readonly vendor: string;
+    /** Checks `value`: its output, or the issues that reject it. */
     readonly validate: (value: unknown) => StandardResult<TOutput> | Promise<StandardResult<TOutput>>;
     readonly types?: { readonly input: TInput; readonly output: TOutput } | undefined;
   };

@@ -150,6 +150,7 @@ export interface CallOptions {
 
 /** What a stitch needs from an engine (see `createEngine`). */
 export interface StitchEngineLike {
+  /** Starts one call of `definition`: what calling a stitch does, on this engine. */
   call<TData, TInput extends StitchInput>(
     definition: StitchDefinition<TData, TInput>,
     input: TInput | undefined,

@@ -6,9 +6,11 @@
 
 /** An async key-value store with per-entry time to live. */
 export interface Store {
+  /** The value of `key`, or `undefined` when it is absent or its time to live has run out. */
   get<T>(key: string): Promise<T | undefined>;
   /** Stores `value`; with `ttl` (ms), the entry disappears after that long. */
   set<T>(key: string, value: T, ttl?: number): Promise<void>;
+  /** Removes `key`; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
   /**
    * Atomically replaces the value of `key` with `transition(current)` and resolves the new value.

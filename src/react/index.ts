@@ -1,4 +1,10 @@
+/**
+ * React hooks over the engine: each mounted hook is one reference on the shared request, released
+ * on unmount or re-key.
+ * @module stitch-fetch/react
+ */
 export type { QueryControls, QueryResult, QueryStatus } from './observer';
+
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export { skipToken, type UseStitchOptions, useStitch } from './useStitch';

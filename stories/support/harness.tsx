@@ -1,12 +1,16 @@
 /**
- * What every story renders the demo app's components with: a fresh fake vendor, a fresh engine whose
- * `fetch` is that vendor, and the app's own trace store as the engine's sink, wired as
- * `examples/app/main.tsx` wires them (StrictMode, StitchProvider, TraceProvider).
+ * What every story renders the demo app's components with: a fresh vendor (msw handlers, see
+ * vendor.ts), a fresh engine on the page's own `fetch`, which msw intercepts, and the app's own
+ * trace store as the engine's sink, wired as `examples/app/main.tsx` wires them (StrictMode,
+ * StitchProvider, TraceProvider).
  *
- * A story gets its harness from a loader (created before the first render, so requests sent on mount
- * already go to it); the play function reads it with `harnessOf(context)`.
+ * A story gets its harness from a loader and its handlers from `beforeEach` (both before the first
+ * render, so requests sent on mount already reach it); the play function reads it with
+ * `harnessOf(context)`.
  */
-import type { Decorator, Loader } from '@storybook/react-vite';
+import type { Decorator, Loader, StoryContext } from '@storybook/react-vite';
+// The addon's types put `msw` on every story context.
+import type {} from 'msw-storybook-addon/types';
 import { type ReactNode, StrictMode } from 'react';
 import { waitFor } from 'storybook/test';
 import { LedgerTable } from '../../examples/app/components/LedgerTable';
@@ -15,26 +19,17 @@ import { TraceProvider } from '../../examples/app/trace/context';
 import { createTraceStore, type TraceStore } from '../../examples/app/trace/store';
 import { createEngine, type Engine } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
-import { createFakeVendor, type FakeVendor, type FakeVendorOptions } from './fakeVendor';
+import { createStoryVendor, type StoryVendor, type StoryVendorOptions } from './vendor';
 
 export interface Harness {
-  readonly vendor: FakeVendor;
+  readonly vendor: StoryVendor;
   readonly engine: Engine;
   readonly trace: TraceStore;
 }
 
-/** Harnesses not yet closed: the previous story's pending timers must not outlive it. */
-const live = new Set<Harness>();
-
-export function createHarness(options: FakeVendorOptions = {}): Harness {
-  for (const old of live) old.vendor.close();
-  live.clear();
-  const vendor = createFakeVendor(options);
+export function createHarness(options: StoryVendorOptions = {}): Harness {
   const trace = createTraceStore();
-  const engine = createEngine({ fetch: vendor.fetch, trace });
-  const harness = { vendor, engine, trace };
-  live.add(harness);
-  return harness;
+  return { vendor: createStoryVendor(options), engine: createEngine({ trace }), trace };
 }
 
 /** The story's harness, from its `loaded` data. */
@@ -68,31 +63,47 @@ function Layout({ children }: { children?: ReactNode }) {
   );
 }
 
-/**
- * Loaders and decorators for a meta: a fresh harness per story, its fake vendor created with
- * `parameters.fakeVendor` (e.g. `{ hold: ['search'] }`; a story's parameters override its meta's),
- * and the app's providers and layout around the story.
- */
 // Typed for any story's args: neither the loader nor the decorator reads them.
 // biome-ignore lint/suspicious/noExplicitAny: a loader and decorator for every meta, whatever its args.
 type AnyArgs = any;
 
-export const withDemo: { loaders: Loader<AnyArgs>[]; decorators: Decorator<AnyArgs>[] } = {
-  loaders: [
-    async (context) => ({
-      harness: createHarness(context.parameters.fakeVendor as FakeVendorOptions | undefined),
-    }),
-  ],
-  decorators: [
-    (Story, context) => (
-      <DemoFrame harness={harnessOf(context)}>
-        <Layout>
-          <Story />
-        </Layout>
-      </DemoFrame>
-    ),
-  ],
-};
+/** What a meta spreads in: a harness per story, msw handlers from its vendor, decorators around it. */
+interface WithHarness {
+  loaders: Loader<AnyArgs>[];
+  beforeEach: (context: StoryContext<AnyArgs>) => void;
+  decorators: Decorator<AnyArgs>[];
+}
+
+/**
+ * Loaders, `beforeEach` and a decorator for a meta: a fresh harness per story, its vendor created
+ * with `parameters.vendor` (e.g. `{ hold: ['search'] }`; a story's parameters override its meta's)
+ * and its handlers given to msw, and the app's providers around the story (and its `Frame`).
+ */
+function withHarness(Frame: (props: { children?: ReactNode }) => ReactNode): WithHarness {
+  return {
+    loaders: [
+      async (context) => ({
+        harness: createHarness(context.parameters.vendor as StoryVendorOptions | undefined),
+      }),
+    ],
+    beforeEach: (context) => context.msw.use(...harnessOf(context).vendor.handlers),
+    decorators: [
+      (Story, context) => (
+        <DemoFrame harness={harnessOf(context)}>
+          <Frame>
+            <Story />
+          </Frame>
+        </DemoFrame>
+      ),
+    ],
+  };
+}
+
+/** A demo page: the app's layout, with the vendor's controls and ledger beside the story. */
+export const withDemo = withHarness(Layout);
+
+/** One component: in a card, with the app's providers and nothing else around it. */
+export const withComponent = withHarness(({ children }) => <div className="card">{children}</div>);
 
 /** Waits (on state, never a fixed sleep) until `assertion` passes; longer than testing-library's 1 s default. */
 export function eventually(assertion: () => void, timeout = 5_000): Promise<void> {
@@ -101,7 +112,7 @@ export function eventually(assertion: () => void, timeout = 5_000): Promise<void
 
 /** Ends a play: no endpoint is held any more and held requests are answered, so a person can go on. */
 export function letGo({ vendor }: Harness): void {
-  for (const endpoint of ['search', 'report', 'upload', 'charges'] as const) {
+  for (const endpoint of ['search', 'flaky-search', 'report', 'upload', 'charges'] as const) {
     vendor.hold(endpoint, false);
     vendor.release(endpoint);
   }

@@ -16,8 +16,12 @@ export function launchChromium(): Promise<Browser> {
 export const VIEWPORT = { width: 1200, height: 800 };
 
 /** A page of a fresh context, with every console error and uncaught exception it logs. */
-export async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+export async function openPage(
+  browser: Browser,
+  url: string,
+  viewport = VIEWPORT,
+): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {

@@ -1,16 +1,27 @@
 /**
  * The demo, end to end: `startDemo` (the code behind `npm start`) serves the app and the vendor,
  * Debian's Chromium drives each page, and the page's own counters are checked against the vendor's
- * ledger. Every wait is on DOM or ledger state, never a sleep. Screenshots land in docs/screenshots.
+ * ledger; each page is also audited for layout (at desktop and phone widths), text contrast and
+ * raw timestamps. Every wait is on DOM or ledger state, never a sleep. With STITCH_SCREENSHOTS=1
+ * (`npm run screenshots`) the screenshots in docs/screenshots are refreshed; otherwise nothing is
+ * written, so a run leaves the work tree as it found it.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PAGES } from '../../examples/app/pages';
 import { type Demo, startDemo } from '../../examples/serve.mjs';
-import { counter, launchChromium, ledgerRow, openPage, vendorClient } from './browser';
+import { announcements, contrastProblems, isoTimestamps, layoutProblems, recordAnnouncements } from './audit';
+import { counter, launchChromium, ledgerRow, openPage, VIEWPORT, vendorClient } from './browser';
 
 const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-/** Faster than the vendor's 300 ms search delay, so each keystroke supersedes a request in flight. */
+const SCREENSHOTS = process.env.STITCH_SCREENSHOTS === '1';
+/** Phone widths the demo must work at: a small Android and an iPhone. */
+const PHONES = [360, 390];
+/** Far faster than SLOW_SEARCH, so each keystroke supersedes a request in flight even on a loaded machine. */
 const KEY_DELAY = 60;
+/** The search delay while a test types: the vendor's 300 ms default leaves too little slack under load. */
+const SLOW_SEARCH = { delay: 1_500 };
 const poll = { timeout: 15_000, interval: 50 };
 
 let demo: Demo;
@@ -35,26 +46,48 @@ beforeEach(async () => {
   await vendor.reset();
 });
 
-async function open(path: string) {
-  const opened = await openPage(browser, new URL(path, demo.url).href);
+async function open(path: string, viewport = VIEWPORT) {
+  const opened = await openPage(browser, new URL(path, demo.url).href, viewport);
   pages.push(opened.page);
   return opened;
 }
 
-const shoot = (page: Page, name: string) =>
-  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
+async function shoot(page: Page, name: string) {
+  if (!SCREENSHOTS) return;
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
+}
 
-/** The page's counters and the vendor's ledger for search, side by side. */
-async function searchCounts(page: Page) {
-  const { search } = (await vendor.ledger()).endpoints;
+/** Layout, contrast and timestamps of the page as it is now: no problem of any kind. */
+async function expectSeenWell(page: Page) {
+  expect(await layoutProblems(page)).toEqual([]);
+  expect(await contrastProblems(page)).toEqual([]);
+  expect(await isoTimestamps(page)).toEqual([]);
+}
+
+/** The page's counters and the vendor's ledger row for one endpoint, side by side. */
+async function agreement(page: Page, endpoint: 'search' | 'flaky-search') {
+  const row = (await vendor.ledger()).endpoints[endpoint];
   return {
     page: {
       sent: await counter(page, 'sent'),
       cancelled: await counter(page, 'cancelled'),
       completed: await counter(page, 'completed'),
+      failed: await counter(page, 'failed'),
     },
-    vendor: { sent: search.requests, cancelled: search.hungUp, completed: search.completed },
+    vendor: { sent: row.requests, cancelled: row.hungUp, completed: row.completed, failed: row.failed },
   };
+}
+
+const searchCounts = (page: Page) => agreement(page, 'search');
+
+/** Waits until the page's counters and the vendor's row agree, and resolves what they agree on. */
+async function agreed(page: Page, endpoint: 'search' | 'flaky-search') {
+  const compare = async () => {
+    const { page: shown, vendor: saw } = await agreement(page, endpoint);
+    return isDeepStrictEqual(shown, saw) ? 'agree' : JSON.stringify({ page: shown, vendor: saw });
+  };
+  await expect.poll(compare, poll).toBe('agree');
+  return (await agreement(page, endpoint)).page;
 }
 
 /**
@@ -64,7 +97,7 @@ async function searchCounts(page: Page) {
 async function typeAndAgree(
   page: Page,
   word: string,
-  expected: { sent: number; cancelled: number; completed: number },
+  expected: { sent: number; cancelled: number; completed: number; failed: number },
 ) {
   await page.keyboard.type(word, { delay: KEY_DELAY });
   await page
@@ -80,33 +113,79 @@ describe('the demo', () => {
     async (path) => {
       const { page, errors } = await open(path);
       await page.getByRole('navigation', { name: 'Demo pages' }).waitFor();
+      await expectSeenWell(page);
       expect(errors).toEqual([]);
     },
   );
 
   it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
+    await vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/search');
     const box = page.getByRole('searchbox', { name: 'Search people' });
 
     // Without debounce: every keystroke sends, and re-keying aborts the one before.
     await box.click();
     const first = 'margaret';
-    await typeAndAgree(page, first, { sent: first.length, cancelled: first.length - 1, completed: 1 });
+    await typeAndAgree(page, first, {
+      sent: first.length,
+      cancelled: first.length - 1,
+      completed: 1,
+      failed: 0,
+    });
     expect(await counter(page, 'keystrokes')).toBe(first.length);
     expect(await page.getByTestId('breaker').textContent()).toMatch(/^closed · 0\//);
     // The page's own ledger panel has caught up too, so the screenshot tells one story.
     await expect
       .poll(() => ledgerRow(page, 'search'), poll)
       .toEqual({ requests: first.length, completed: 1, hungUp: first.length - 1, failed: 0 });
+    await expectSeenWell(page);
     await shoot(page, 'search');
+
+    // An empty box is idle: no request, and not the old results dimmed as if something were loading.
+    await box.fill('');
+    await page.getByText('Type a name, a company or a city.').waitFor();
+    expect(await page.getByTestId('results-summary').count()).toBe(0);
+    expect(await page.getByText('(previous query, loading', { exact: false }).count()).toBe(0);
+    expect(await counter(page, 'sent')).toBe(first.length);
 
     // With debounce: keystrokes inside the window are never sent at all.
     await page.getByRole('checkbox', { name: /Debounce/ }).check();
-    await box.fill('');
     await box.click();
     const second = 'lovelace';
-    await typeAndAgree(page, second, { sent: first.length + 1, cancelled: first.length - 1, completed: 2 });
+    await typeAndAgree(page, second, {
+      sent: first.length + 1,
+      cancelled: first.length - 1,
+      completed: 2,
+      failed: 0,
+    });
     expect(errors).toEqual([]);
+  });
+
+  it('search with the Reset fault: each dropped connection is one request, failed, on both sides', async () => {
+    const { page, errors } = await open('/search');
+    await page.getByRole('checkbox', { name: /^Reset/ }).check();
+    await expect.poll(async () => (await vendor.controls()).reset, poll).toBe(true);
+    const box = page.getByRole('searchbox', { name: 'Search people' });
+    // The page polls the ledger, so the browser holds kept-alive connections a dropped one could be
+    // re-sent on: the vendor must still see one request per query.
+    for (const [n, word] of ['ada', 'grace'].entries()) {
+      await box.fill(word);
+      await expect
+        .poll(() => searchCounts(page), poll)
+        .toEqual({
+          page: { sent: n + 1, cancelled: 0, completed: 0, failed: n + 1 },
+          vendor: { sent: n + 1, cancelled: 0, completed: 0, failed: n + 1 },
+        });
+    }
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^network:/ })
+      .waitFor();
+    await expect
+      .poll(() => ledgerRow(page, 'search'), poll)
+      .toEqual({ requests: 2, completed: 0, hungUp: 0, failed: 2 });
+    // Chromium logs each failed load; nothing else may be logged.
+    expect(errors.filter((text) => !/ERR_INVALID_HTTP_RESPONSE/.test(text))).toEqual([]);
   });
 
   it('route change: leaving the page hangs up its report and its upload', async () => {
@@ -126,7 +205,21 @@ describe('the demo', () => {
     await page.getByTestId('hangups-report').filter({ hasText: '1 of 1 hung up' }).waitFor();
     await page.getByTestId('hangups-upload').filter({ hasText: '1 of 1 hung up' }).waitFor();
     await expect.poll(() => ledgerRow(page, 'upload'), poll).toMatchObject({ requests: 1, hungUp: 1 });
+    // The lanes' labels and captions are whole, not cut off.
+    await page.getByText('cancelled · socket closed', { exact: false }).first().waitFor();
+    await expectSeenWell(page);
     await shoot(page, 'route-change');
+    expect(errors).toEqual([]);
+  });
+
+  it('route change: a finished report says when it was generated as a time of day, not ISO 8601', async () => {
+    await vendor.setControls({ reportDelay: 0 });
+    const { page, errors } = await open('/route-change');
+    const status = page.getByTestId('report-status');
+    await status.filter({ hasText: 'Generated at' }).waitFor();
+    const iso = await status.locator('time').getAttribute('datetime');
+    expect(Date.parse(iso ?? '')).not.toBeNaN();
+    expect(await isoTimestamps(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -151,12 +244,15 @@ describe('the demo', () => {
     await expect
       .poll(() => ledgerRow(page, 'charges'), poll)
       .toEqual({ requests: 2, completed: 1, hungUp: 1, failed: 0 });
+    await expectSeenWell(page);
     await shoot(page, 'checkout');
     expect(errors).toEqual([]);
   });
 
   it('breaker: cancellations never open it, 503s do, and a half-open probe closes it', async () => {
+    await vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/breaker');
+    await recordAnnouncements(page);
     const box = page.getByRole('searchbox', { name: 'Search the flaky vendor' });
     const breaker = page.getByTestId('breaker');
     const send = page.getByRole('button', { name: 'Send again' });
@@ -182,6 +278,10 @@ describe('the demo', () => {
     await send.click();
     await page.getByRole('alert').filter({ hasText: 'circuit-open' }).waitFor();
     expect(await counter(page, 'sent')).toBe(sent); // failed fast: nothing left the browser
+    await expect.poll(() => counter(page, 'fast-failed'), poll).toBe(1);
+    // The cooldown counts down on screen, outside the live region (checked below).
+    await breaker.filter({ hasText: /probe in \d/ }).waitFor();
+    await expectSeenWell(page);
 
     // Healed vendor; after the cooldown the next request is the half-open probe, and it closes it.
     await page.getByRole('slider', { name: /503 rate/ }).fill('0');
@@ -191,7 +291,14 @@ describe('the demo', () => {
     await breaker.filter({ hasText: /^closed/ }).waitFor();
     const transitions = page.getByTestId('transitions');
     await transitions.filter({ hasText: /half-open\s*→\s*closed/ }).waitFor();
-    await expect.poll(() => ledgerRow(page, 'search'), poll).toMatchObject({ failed: 3 });
+    await expect.poll(() => ledgerRow(page, 'flaky-search'), poll).toMatchObject({ failed: 3 });
+    // Its own ledger row: every request of this page, and no other page's.
+    expect(await agreed(page, 'flaky-search')).toMatchObject({ failed: 3 });
+    expect((await vendor.ledger()).endpoints.search.requests).toBe(0);
+    // A screen reader hears each state once, never the countdown's ticks.
+    const said = await announcements(page);
+    expect(said.filter((text) => /probe in \d/.test(text))).toEqual([]);
+    expect(said).toEqual(expect.arrayContaining(['open', 'open · next request probes']));
     expect(await transitions.locator('li').allTextContents()).toEqual([
       expect.stringMatching(/closed\s*→\s*open/),
       expect.stringMatching(/open\s*→\s*half-open.*probe/),
@@ -200,5 +307,33 @@ describe('the demo', () => {
     await shoot(page, 'breaker');
     // The vendor's 503s are logged by Chromium as failed resource loads; nothing else may be.
     expect(errors.filter((text) => !/status of 503/.test(text))).toEqual([]);
+  });
+});
+
+describe.each(PHONES)('the demo at %i px wide', (width) => {
+  it('fits every page: no sideways scroll, no column over the content, nav and lanes whole, AA contrast', async () => {
+    const { page, errors } = await open('/search', { width, height: 800 });
+    for (const { path, title } of PAGES) {
+      // Through the navigation, so every link is reachable and works at this width.
+      await page.getByRole('navigation', { name: 'Demo pages' }).getByRole('link', { name: title }).click();
+      await page.waitForURL(new URL(path, demo.url).href);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      if (path === '/search') {
+        await page.getByRole('searchbox', { name: 'Search people' }).fill('ada');
+        await page.getByTestId('results-summary').filter({ hasText: 'for “ada”' }).waitFor();
+      }
+      if (path === '/route-change') {
+        await page.getByRole('button', { name: /^Upload/ }).click();
+        await page.getByTestId('upload-status').filter({ hasText: 'Uploading' }).waitFor();
+        await page.getByRole('link', { name: 'Leave this page' }).click();
+        await page.getByTestId('hangups-upload').filter({ hasText: 'hung up' }).waitFor();
+        await page.getByText('cancelled · socket closed', { exact: false }).first().waitFor();
+      }
+      if (path === '/breaker') await page.getByTestId('results-summary').waitFor();
+      expect({ path, problems: await layoutProblems(page) }).toEqual({ path, problems: [] });
+      expect({ path, problems: await contrastProblems(page) }).toEqual({ path, problems: [] });
+      if (width === 390 && path === '/search') await shoot(page, 'search-390');
+    }
+    expect(errors).toEqual([]);
   });
 });

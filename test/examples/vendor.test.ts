@@ -236,6 +236,7 @@ describe('ledger', () => {
     const { body } = await getJson(`${origin}/api/ledger`);
     expect(body.endpoints).toEqual({
       search: { requests: 2, completed: 2, hungUp: 0, failed: 0 },
+      'flaky-search': { requests: 0, completed: 0, hungUp: 0, failed: 0 },
       report: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
       upload: { requests: 1, completed: 1, hungUp: 0, failed: 0 },
       charges: { requests: 1, completed: 1, hungUp: 0, failed: 0 },

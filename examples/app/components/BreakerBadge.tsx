@@ -2,31 +2,34 @@ import type { CircuitState } from '../../../src/index';
 import { useCircuitState } from '../hooks/useCircuitState';
 import { useNow } from '../hooks/useNow';
 
+/** The state in words: what a screen reader announces, so it changes only when the state does. */
 function describe(state: CircuitState | undefined, failures: number, now: number): string {
   if (!state) return '…';
   switch (state.state) {
     case 'closed':
       return `closed · ${state.failures}/${failures} failures`;
     case 'open':
-      return now < state.until
-        ? `open · probe in ${((state.until - now) / 1000).toFixed(1)} s`
-        : 'open · next request probes';
+      return now < state.until ? 'open' : 'open · next request probes';
     case 'half-open':
       return state.lease ? 'half-open · probe in flight' : 'half-open · next request probes';
   }
 }
 
-/** The engine's breaker for `circuitKey`, live: closed, open with its cooldown, or half-open. */
+/**
+ * The engine's breaker for `circuitKey`, live: closed, open with its cooldown, or half-open. The
+ * state is a polite live region; the cooldown's countdown ticks beside it, outside the region, so it
+ * is read on demand and never announced every tick.
+ */
 export function BreakerBadge({ circuitKey, failures }: { circuitKey: string; failures: number }) {
   const state = useCircuitState(circuitKey);
   const now = useNow(state?.state === 'open');
+  const cooling = state?.state === 'open' && now < state.until;
   return (
-    <output
-      className={`breaker breaker-${state?.state ?? 'unknown'}`}
-      data-testid="breaker"
-      aria-live="polite"
-    >
-      {describe(state, failures, now)}
-    </output>
+    <span className={`breaker breaker-${state?.state ?? 'unknown'}`} data-testid="breaker">
+      <output aria-live="polite" data-testid="breaker-state">
+        {describe(state, failures, now)}
+      </output>
+      {cooling && ` · probe in ${((state.until - now) / 1000).toFixed(1)} s`}
+    </span>
   );
 }

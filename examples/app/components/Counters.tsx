@@ -3,7 +3,8 @@ import { useCounters } from '../trace/context';
 
 /**
  * Request counts for one stitch, in the vendor ledger's terms: sent, cancelled (hung up before an
- * answer), completed. `extra` adds page-specific tiles (keystrokes, the breaker).
+ * answer), completed, failed; and the runs that sent nothing (cancelled first, or refused by the open
+ * breaker). `children` adds page-specific tiles (keystrokes, the breaker).
  */
 export function Counters({ stitch, children }: { stitch: string; children?: ReactNode }) {
   const counters = useCounters(stitch);
@@ -14,6 +15,7 @@ export function Counters({ stitch, children }: { stitch: string; children?: Reac
       <Tile name="completed" value={counters.completed} />
       {counters.failed > 0 && <Tile name="failed" value={counters.failed} />}
       {counters.unsent > 0 && <Tile name="never sent" id="unsent" value={counters.unsent} />}
+      {counters.fastFailed > 0 && <Tile name="failed fast" id="fast-failed" value={counters.fastFailed} />}
       {children}
     </dl>
   );

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { useStitch } from '../../../src/react/index';
 import { report } from '../api';
+import { timeOfDay } from './when';
 
 /** A slow report read with `useStitch`; leaving the page releases it and the socket closes. */
 export function ReportCard() {
@@ -11,8 +12,13 @@ export function ReportCard() {
       <h2 id={title}>Quarterly report</h2>
       <p aria-live="polite" data-testid="report-status">
         {result.status === 'pending' && 'Generating the report (slow)…'}
-        {result.status === 'success' &&
-          `Generated at ${result.data?.generatedAt} · ${result.data?.rows.length} months`}
+        {result.status === 'success' && result.data && (
+          <>
+            Generated at{' '}
+            <time dateTime={result.data.generatedAt}>{timeOfDay(Date.parse(result.data.generatedAt))}</time>
+            {` · ${result.data.rows.length} months`}
+          </>
+        )}
         {result.status === 'error' && `${result.error?.kind}: ${result.error?.message}`}
       </p>
     </section>

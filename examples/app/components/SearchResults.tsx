@@ -1,21 +1,22 @@
-import type { StitchError } from '../../../src/index';
+import type { QueryResult } from '../../../src/react/index';
 import type { SearchResult } from '../api';
 
-/** The people found, dimmed while they are the previous query's (`keepPrevious`). */
+const IDLE = 'Type a name, a company or a city.';
+
+/**
+ * A search hook's result: the people found, marked while they are the previous query's
+ * (`keepPrevious`). An idle hook (an empty box) shows the hint, even if it still holds the last
+ * query's data.
+ */
 export function SearchResults({
-  data,
-  error,
-  placeholder,
-  fetching,
+  result: { status, data, error, isPlaceholder: placeholder, isFetching: fetching },
   summaryOnly = false,
 }: {
-  data: SearchResult | undefined;
-  error: StitchError | null;
-  placeholder: boolean;
-  fetching: boolean;
+  result: Pick<QueryResult<SearchResult>, 'status' | 'data' | 'error' | 'isPlaceholder' | 'isFetching'>;
   /** Just the "N found" line, without the people. */
   summaryOnly?: boolean;
 }) {
+  if (status === 'idle') return <p className="muted">{IDLE}</p>;
   if (error) {
     return (
       <p role="alert" className="error">
@@ -23,7 +24,7 @@ export function SearchResults({
       </p>
     );
   }
-  if (!data) return <p className="muted">{fetching ? 'Searching…' : 'Type a name, a company or a city.'}</p>;
+  if (!data) return <p className="muted">{fetching ? 'Searching…' : IDLE}</p>;
   return (
     <section aria-label="Results" aria-busy={fetching} className={placeholder ? 'results stale' : 'results'}>
       <p className="muted" data-testid="results-summary">

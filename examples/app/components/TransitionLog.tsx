@@ -1,6 +1,5 @@
 import { useTransitions } from '../trace/context';
-
-const clockTime = (at: number) => new Date(at).toISOString().slice(11, 23);
+import { timeOfDay } from './when';
 
 /** The breaker's transitions as the runs that caused them reported them (`circuit` trace events). */
 export function TransitionLog() {
@@ -14,7 +13,7 @@ export function TransitionLog() {
         <ol className="transitions" aria-labelledby="transitions-title" data-testid="transitions">
           {transitions.map((t) => (
             <li key={`${t.run}-${t.at}-${t.to}`}>
-              <time>{clockTime(t.at)}</time>
+              <time dateTime={new Date(t.seenAt).toISOString()}>{timeOfDay(t.seenAt)}</time>
               <span className={`breaker breaker-${t.from}`}>{t.from}</span>→
               <span className={`breaker breaker-${t.to}`}>{t.to}</span>
               <span className="muted">{`${t.run}${t.to === 'half-open' ? ' (probe)' : ''}`}</span>

@@ -4,6 +4,7 @@ import { flakySearch, VENDOR_BREAKER } from '../api';
 import { BreakerBadge } from '../components/BreakerBadge';
 import { Counters } from '../components/Counters';
 import { PageIntro } from '../components/PageIntro';
+import { SearchField } from '../components/SearchField';
 import { SearchResults } from '../components/SearchResults';
 import { TraceTimeline } from '../components/TraceTimeline';
 import { TransitionLog } from '../components/TransitionLog';
@@ -27,26 +28,12 @@ export function BreakerPage() {
             Breaker <BreakerBadge circuitKey={VENDOR_BREAKER.key} failures={VENDOR_BREAKER.failures} />
           </h2>
           <search className="search">
-            <label>
-              Search the flaky vendor
-              <input
-                type="search"
-                value={q}
-                autoComplete="off"
-                onChange={(event) => setQ(event.currentTarget.value)}
-              />
-            </label>
+            <SearchField label="Search the flaky vendor" value={q} onChange={setQ} />
             <button type="button" onClick={result.refetch} disabled={!q}>
               Send again
             </button>
           </search>
-          <SearchResults
-            data={result.data}
-            error={result.error}
-            placeholder={result.isPlaceholder}
-            fetching={result.isFetching}
-            summaryOnly
-          />
+          <SearchResults result={result} summaryOnly />
         </section>
         <TransitionLog />
       </div>

@@ -4,6 +4,7 @@ import { search, VENDOR_BREAKER } from '../api';
 import { BreakerBadge } from '../components/BreakerBadge';
 import { Counters, Tile } from '../components/Counters';
 import { PageIntro } from '../components/PageIntro';
+import { SearchField } from '../components/SearchField';
 import { SearchResults } from '../components/SearchResults';
 import { TraceTimeline } from '../components/TraceTimeline';
 import { queryLabel } from '../trace/labels';
@@ -28,19 +29,15 @@ export function SearchPage() {
         and the breaker stays closed. With debounce on, stale keystrokes are never sent.
       </PageIntro>
       <search className="search">
-        <label>
-          Search people
-          <input
-            type="search"
-            value={q}
-            autoComplete="off"
-            placeholder="e.g. ada"
-            onChange={(event) => {
-              setQ(event.currentTarget.value);
-              setKeystrokes((n) => n + 1);
-            }}
-          />
-        </label>
+        <SearchField
+          label="Search people"
+          value={q}
+          placeholder="e.g. ada"
+          onChange={(value) => {
+            setQ(value);
+            setKeystrokes((n) => n + 1);
+          }}
+        />
         <label className="check">
           <input
             type="checkbox"
@@ -58,12 +55,7 @@ export function SearchPage() {
         />
       </Counters>
       <TraceTimeline stitches={[search.definition.name]} label={queryLabel} />
-      <SearchResults
-        data={result.data}
-        error={result.error}
-        placeholder={result.isPlaceholder}
-        fetching={result.isFetching}
-      />
+      <SearchResults result={result} />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import type { StitchEvent, TraceSink } from '../../../src/index';
+import type { ErrorSummary, StitchEvent, TraceSink } from '../../../src/index';
 
 /** Where one run is, as a lane of the timeline shows it. */
 export type LaneState =
@@ -42,17 +42,21 @@ export interface Counters {
   readonly sent: number;
   /** Requests the vendor answered with a status below 500. */
   readonly completed: number;
-  /** Requests answered with a 5xx, or timed out. */
+  /** Requests answered with a 5xx, timed out, or cut off before any answer (a network error). */
   readonly failed: number;
   /** Requests the page hung up on: cancelled after they left, before an answer came. */
   readonly cancelled: number;
   /** Runs cancelled before any request left. */
   readonly unsent: number;
+  /** Runs the open breaker refused: they failed at once and sent nothing. */
+  readonly fastFailed: number;
 }
 
 /** A change of a breaker's state, as a run saw it. */
 export interface Transition {
   readonly at: number;
+  /** Wall-clock time it was seen (ms since the epoch), for people to read. */
+  readonly seenAt: number;
   readonly run: string;
   readonly key: string;
   readonly from: string;
@@ -69,7 +73,7 @@ export interface TraceStore extends TraceSink {
   clear(): void;
 }
 
-const ZERO: Counters = { runs: 0, sent: 0, completed: 0, failed: 0, cancelled: 0, unsent: 0 };
+const ZERO: Counters = { runs: 0, sent: 0, completed: 0, failed: 0, cancelled: 0, unsent: 0, fastFailed: 0 };
 const NO_LANES: readonly Lane[] = [];
 const NO_TRANSITIONS: readonly Transition[] = [];
 
@@ -85,6 +89,8 @@ interface StitchTrace {
 export function createTraceStore(maxLanes = 24): TraceStore {
   let byStitch = new Map<string, StitchTrace>();
   let transitions: readonly Transition[] = NO_TRANSITIONS;
+  /** Runs with a request on the wire that has not been answered yet: each ends exactly one way. */
+  let unanswered = new Set<string>();
   const listeners = new Set<() => void>();
 
   const notify = () => {
@@ -113,6 +119,12 @@ export function createTraceStore(maxLanes = 24): TraceStore {
       return { ...t, lanes };
     });
 
+  /** A network error ends the run's unanswered request: the vendor saw it fail (reset, say). */
+  const failedUnanswered = (stitch: string, run: string, error: ErrorSummary) => {
+    if (error.kind !== 'network' || !unanswered.delete(run)) return;
+    count(stitch, 'failed');
+  };
+
   const handle = (event: StitchEvent) => {
     switch (event.type) {
       case 'start': {
@@ -137,6 +149,7 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         return;
       }
       case 'request':
+        unanswered.add(event.run);
         count(event.stitch, 'sent');
         patchLane(event, (lane) => ({
           state: 'sent',
@@ -146,11 +159,16 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         }));
         return;
       case 'response':
+        unanswered.delete(event.run);
         count(event.stitch, event.status < 500 ? 'completed' : 'failed');
         patchLane(event, () => ({ detail: `${event.status}` }));
         return;
       case 'timeout':
+        unanswered.delete(event.run);
         if (event.dispatched) count(event.stitch, 'failed');
+        return;
+      case 'retry':
+        failedUnanswered(event.stitch, event.run, event.error);
         return;
       case 'coalesce':
         patchLane(event, () => ({ state: 'shared', joined: true, detail: `joined ${event.leader}` }));
@@ -161,7 +179,14 @@ export function createTraceStore(maxLanes = 24): TraceStore {
       case 'circuit':
         transitions = [
           ...transitions,
-          { at: event.at, run: event.run, key: event.key, from: event.from, to: event.to },
+          {
+            at: event.at,
+            seenAt: Date.now(),
+            run: event.run,
+            key: event.key,
+            from: event.from,
+            to: event.to,
+          },
         ].slice(-12);
         if (event.to === 'half-open') patchLane(event, () => ({ probe: true }));
         return;
@@ -170,6 +195,7 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         // as the vendor counts it: only an unanswered request is a hang-up, and only when no
         // other caller keeps it (`shared`): then the cancel just let go of it.
         const hungUp = event.dispatched && event.phase === 'in-flight' && !event.shared;
+        unanswered.delete(event.run);
         if (hungUp) count(event.stitch, 'cancelled');
         else if (!event.dispatched) count(event.stitch, 'unsent');
         patchLane(event, () => ({
@@ -181,6 +207,8 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         return;
       }
       case 'error':
+        failedUnanswered(event.stitch, event.run, event.error);
+        if (event.error.kind === 'circuit-open') count(event.stitch, 'fastFailed');
         patchLane(event, () => ({
           state: 'failed',
           end: event.at,
@@ -195,6 +223,7 @@ export function createTraceStore(maxLanes = 24): TraceStore {
         }));
         return;
       case 'done':
+        unanswered.delete(event.run);
         patchLane(event, (lane) => ({ end: lane.end ?? event.at }));
         return;
       default:
@@ -218,6 +247,7 @@ export function createTraceStore(maxLanes = 24): TraceStore {
     transitions: () => transitions,
     clear() {
       byStitch = new Map();
+      unanswered = new Set();
       transitions = NO_TRANSITIONS;
       notify();
     },

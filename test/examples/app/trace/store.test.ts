@@ -1,0 +1,74 @@
+/**
+ * The demo's trace store counts requests the way the demo vendor's ledger does, off the scripted
+ * path too: a dropped connection is a failed request, each retry is a request of its own, and calls
+ * the open breaker refuses are counted apart, having sent nothing. Real engine, real demo vendor.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { createTraceStore } from '../../../../examples/app/trace/store';
+import { createDemoVendor, type DemoVendor } from '../../../../examples/vendor';
+import { createEngine, stitch } from '../../../../src/index';
+import { uniqueKey } from '../../../helpers/keys';
+
+let vendor: DemoVendor | undefined;
+
+afterEach(async () => {
+  await vendor?.close();
+  vendor = undefined;
+});
+
+async function setUp(controls: { reset?: boolean; failRate?: number }) {
+  vendor = createDemoVendor({ delay: 0, ...controls });
+  const baseUrl = await vendor.listen();
+  const trace = createTraceStore();
+  return { vendor, trace, engine: createEngine({ trace }), baseUrl };
+}
+
+it('a dropped connection is a failed request, and a retry is one more, as the ledger counts them', async () => {
+  const { vendor, trace, engine, baseUrl } = await setUp({ reset: true });
+  const search = stitch({
+    name: uniqueKey('search'),
+    baseUrl,
+    url: '/api/search',
+    retry: { attempts: 2, backoff: { base: 0 } },
+    circuit: false,
+  });
+
+  const result = await search({ query: { q: 'ada' } }, { engine }).safe();
+
+  expect(result.error?.kind).toBe('network');
+  expect(trace.counters(search.definition.name)).toMatchObject({
+    sent: 2,
+    failed: 2,
+    completed: 0,
+    cancelled: 0,
+  });
+  expect(vendor.ledger().endpoints.search).toEqual({ requests: 2, completed: 0, hungUp: 0, failed: 2 });
+});
+
+it('calls the open breaker refuses count as failed fast, with nothing sent', async () => {
+  const { vendor, trace, engine, baseUrl } = await setUp({ failRate: 1 });
+  const search = stitch({
+    name: uniqueKey('search'),
+    baseUrl,
+    url: '/api/flaky-search',
+    retry: false,
+    circuit: { key: uniqueKey('breaker'), failures: 1, cooldown: 60_000 },
+  });
+
+  expect((await search({ query: { q: 'ada' } }, { engine }).safe()).error?.status).toBe(503);
+  expect((await search({ query: { q: 'ada' } }, { engine }).safe()).error?.kind).toBe('circuit-open');
+  expect((await search({ query: { q: 'bob' } }, { engine }).safe()).error?.kind).toBe('circuit-open');
+
+  expect(trace.counters(search.definition.name)).toMatchObject({
+    runs: 3,
+    sent: 1,
+    failed: 1,
+    fastFailed: 2,
+  });
+  expect(vendor.ledger().endpoints['flaky-search']).toEqual({
+    requests: 1,
+    completed: 0,
+    hungUp: 0,
+    failed: 1,
+  });
+});
