@@ -58,7 +58,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The real clock: a monotonic `now()`, `Date.now()` as wall time, and the host's timers. A delay
- * longer than {@link MAX_TIMER_MS} is chained (timer after timer), since hosts clamp it to 1 ms.
+ * longer than 2^31-1 ms is chained (timer after timer), since hosts clamp it to 1 ms.
  */
 export function createRealClock(): Clock {
   const origin = performance.timeOrigin;

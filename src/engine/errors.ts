@@ -67,8 +67,11 @@ export type StitchErrorByKind =
   | { readonly kind: 'circuit-open'; readonly retryAfter: number }
   | { readonly kind: 'config'; readonly field: string };
 
-/** The class behind {@link StitchError}; its instances are typed through that union. */
-class StitchErrorClass extends Error {
+/**
+ * What every {@link StitchError} carries, whatever its kind: the class behind that union (its
+ * instances are typed through the union, so `kind` narrows the fields).
+ */
+export class StitchErrorBase extends Error {
   readonly kind: StitchErrorKind;
   readonly phase: TimeoutPhase | undefined;
   readonly status: number | undefined;
@@ -105,13 +108,13 @@ class StitchErrorClass extends Error {
     this.idempotencyKey = details.idempotencyKey;
   }
 }
-Object.defineProperty(StitchErrorClass, 'name', { value: 'StitchError' });
+Object.defineProperty(StitchErrorBase, 'name', { value: 'StitchError' });
 
 /**
  * The error every stitch rejects with. Check `kind`, never the message: `kind` is a discriminant,
  * so `if (error.kind === 'timeout') error.phase` is typed `'each' | 'total'`.
  */
-export type StitchError = StitchErrorClass & StitchErrorByKind;
+export type StitchError = StitchErrorBase & StitchErrorByKind;
 
 /** Builds a {@link StitchError}; `instanceof` narrows to it (prefer `isStitchError` across realms). */
 export interface StitchErrorConstructor {
@@ -120,7 +123,7 @@ export interface StitchErrorConstructor {
 }
 
 /** The error class every stitch rejects with. */
-export const StitchError = StitchErrorClass as unknown as StitchErrorConstructor;
+export const StitchError = StitchErrorBase as unknown as StitchErrorConstructor;
 
 /** A cancellation: a Stitch `aborted` error, or a platform `AbortError` (a DOMException, say). */
 export type AbortErrorLike = Extract<StitchError, { kind: 'aborted' }> | (Error & { name: 'AbortError' });

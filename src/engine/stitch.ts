@@ -274,7 +274,7 @@ export function define<TData, TInput extends StitchInput>(
 }
 
 /** The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's. */
-type ResolvedInput<TInput, TUrl extends string, TBase extends string> = [TInput] extends [never]
+export type ResolvedInput<TInput, TUrl extends string, TBase extends string> = [TInput] extends [never]
   ? InputFor<TUrl, TBase>
   : TInput;
 
