@@ -30,6 +30,8 @@ export {
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export type { InspectEvent, InspectListener } from './engine/inspect';
+export type { HeadersHook, OutgoingRequest } from './engine/outgoing';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';

@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import { redactHeaders, redactUrl, safely } from './events';
+import { addHeaders, type HeadersHook } from './outgoing';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
@@ -20,6 +21,8 @@ export interface EngineParts {
   readonly budget: RetryBudget;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
+  /** The engine's `headers` option, consulted at each dispatch. */
+  readonly headers: HeadersHook | undefined;
 }
 
 /** Where a shared execution is, for a caller that cancels: its `phase` and what has left. */
@@ -32,6 +35,8 @@ export interface ExecutionState {
 
 /** One logical call below the coalescer: it runs on `signal`, which no caller owns. */
 export interface ExecutionContext<TData> {
+  /** The id of the run that started this execution. */
+  readonly run: string;
   readonly definition: StitchDefinition<TData, never>;
   readonly request: BuiltRequest;
   readonly idempotencyKey: string | undefined;
@@ -201,6 +206,17 @@ async function dispatch<TData>(
       headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
     }
     const url = request.url;
+    const shown = redactUrl(url, parts.secret);
+    if (parts.headers) {
+      const outgoing = {
+        run: context.run,
+        stitch: definition.name,
+        attempt,
+        method: request.method,
+        url: shown,
+      };
+      addHeaders(parts.headers, outgoing, headers);
+    }
     safely(definition.hooks.onRequest, {
       stitch: definition.name,
       attempt,
@@ -213,7 +229,7 @@ async function dispatch<TData>(
       type: 'request',
       attempt,
       method: request.method,
-      url: redactUrl(url, parts.secret),
+      url: shown,
       headers: redactHeaders(headers, parts.secret),
       ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
     });

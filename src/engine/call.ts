@@ -143,6 +143,7 @@ export function createCall(deps: CallDeps) {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined };
       const context: ExecutionContext<TData> = {
+        run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
         idempotencyKey,

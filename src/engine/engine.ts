@@ -4,8 +4,10 @@ import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
-import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
+import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely, type TraceSink } from './events';
+import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
+import { checkHeadersHook, type HeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
@@ -28,6 +30,11 @@ export interface EngineOptions {
   cacheSize?: number;
   /** How long (ms) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
   storeTimeout?: number;
+  /**
+   * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
+   * A hook that throws adds nothing and never fails the request. @default none
+   */
+  headers?: HeadersHook;
 }
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
@@ -60,6 +67,13 @@ export interface Engine extends StitchEngineLike {
   dehydrate(): DehydratedState;
   /** Takes in what `dehydrate` gave, without replacing newer data. */
   hydrate(state: DehydratedState): void;
+  /**
+   * Pushes to `listener` every traced run event and each change of a cache entry, a breaker and a
+   * throttle queue, as it happens. It first hears the state as it stands: one event per cache
+   * entry, per throttle key in use and per breaker this engine has written. Costs nothing when
+   * nobody listens. Returns the unsubscribe function.
+   */
+  inspect(listener: InspectListener): () => void;
 }
 
 /** Creates an isolated engine; tests and apps that want isolation make their own. */
@@ -73,23 +87,43 @@ export function createEngine(options: EngineOptions = {}): Engine {
     options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
   const configured = (options.redact ?? []).map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
-  const circuit: Circuit = createCircuit({ store, clock });
+  const inspector = createInspector();
+  // The last state this engine wrote per breaker, so a late inspector starts from it.
+  const breakers = new Map<string, CircuitState>();
+  const circuit: Circuit = createCircuit({
+    store,
+    clock,
+    onChange(key, state) {
+      breakers.set(key, state);
+      inspector.notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
+    },
+  });
+  const throttle = createThrottle(clock, (key, active, queued) =>
+    inspector.notify(() => ({ type: 'throttle', key, active, queued, at: clock.now() })),
+  );
   const parts: EngineParts = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
     circuit,
-    throttle: createThrottle(clock),
+    throttle,
     budget: createRetryBudget(clock),
     secret,
+    headers: checkHeadersHook(options.headers),
   };
-  const cache = createCache(clock, options.cacheSize ?? 1_000);
+  const cache = createCache(clock, options.cacheSize ?? 1_000, (key, snapshot, readers) =>
+    inspector.notify(() => ({ type: 'cache', key, snapshot, readers, at: clock.now() })),
+  );
   const keys = createKeys(secret);
+  const traced = fanOut(sinks as readonly TraceSink[]);
   const call = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
-    sink: fanOut(sinks as readonly TraceSink[]),
+    sink: (event: StitchEvent) => {
+      traced?.(event);
+      inspector.notify(() => ({ type: 'run', event }));
+    },
   });
 
   return {
@@ -110,6 +144,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),
+    inspect(listener) {
+      const at = clock.now();
+      for (const [key, snapshot, readers] of cache.list())
+        safely(listener, { type: 'cache', key, snapshot, readers, at });
+      for (const key of throttle.keys())
+        safely(listener, { type: 'throttle', key, ...throttle.stats(key), at });
+      for (const [key, state] of breakers) safely(listener, { type: 'circuit', key, state, at });
+      return inspector.subscribe(listener);
+    },
   };
 }
 
