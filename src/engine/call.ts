@@ -6,6 +6,7 @@ import { isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
+import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
@@ -18,6 +19,7 @@ export interface CallDeps {
   readonly keys: Keys;
   readonly coalescer: Coalescer;
   readonly sink: ((event: StitchEvent) => void) | undefined;
+  readonly inspector: Inspector;
 }
 
 /** The cache key of a read's input (`undefined` for writes, which are never cached). */
@@ -36,7 +38,7 @@ export function cacheKey<TInput extends StitchInput>(
  * The caller's signal stops at its reference: nothing below ever sees it.
  */
 export function createCall(deps: CallDeps) {
-  const { parts, cache, keys, coalescer, sink } = deps;
+  const { parts, cache, keys, coalescer, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
@@ -154,7 +156,17 @@ export function createCall(deps: CallDeps) {
         emit,
       };
       const result = execute(context);
-      if (key !== undefined) track(key, result);
+      if (key !== undefined) {
+        track(key, result);
+        const read = key;
+        inspector.notify(() => ({
+          type: 'read',
+          key: read,
+          stitch: definition.name,
+          refetch: () => void call(definition, input, { revalidate: true }).safe(),
+          at: parts.clock.now(),
+        }));
+      }
       return { state, result };
     });
     if (reference.joined) {

@@ -110,8 +110,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
     secret,
     headers: checkHeadersHook(options.headers),
   };
+  const invalidateKey = (key: string) => () => cache.invalidate((other) => other === key);
   const cache = createCache(clock, options.cacheSize ?? 1_000, (key, snapshot, readers) =>
-    inspector.notify(() => ({ type: 'cache', key, snapshot, readers, at: clock.now() })),
+    inspector.notify(() => ({
+      type: 'cache',
+      key,
+      snapshot,
+      readers,
+      at: clock.now(),
+      invalidate: invalidateKey(key),
+    })),
   );
   const keys = createKeys(secret);
   const traced = fanOut(sinks as readonly TraceSink[]);
@@ -120,6 +128,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     cache,
     keys,
     coalescer: createCoalescer(),
+    inspector,
     sink: (event: StitchEvent) => {
       traced?.(event);
       inspector.notify(() => ({ type: 'run', event }));
@@ -147,7 +156,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     inspect(listener) {
       const at = clock.now();
       for (const [key, snapshot, readers] of cache.list())
-        safely(listener, { type: 'cache', key, snapshot, readers, at });
+        safely(listener, { type: 'cache', key, snapshot, readers, at, invalidate: invalidateKey(key) });
       for (const key of throttle.keys())
         safely(listener, { type: 'throttle', key, ...throttle.stats(key), at });
       for (const [key, state] of breakers) safely(listener, { type: 'circuit', key, state, at });

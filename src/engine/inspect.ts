@@ -15,8 +15,18 @@ export type InspectEvent =
   /**
    * A cache entry changed: its data, error or fetching flag, or its number of `readers`
    * (subscribers, e.g. mounted hooks). `snapshot: undefined`: the entry was evicted.
+   * `invalidate()` drops its data, as `engine.invalidate` would.
    */
-  | { type: 'cache'; key: string; snapshot: CacheSnapshot | undefined; readers: number; at: number }
+  | {
+      type: 'cache';
+      key: string;
+      snapshot: CacheSnapshot | undefined;
+      readers: number;
+      at: number;
+      invalidate: () => void;
+    }
+  /** A read of `key` went to the network; `refetch()` runs it again, past the cache. */
+  | { type: 'read'; key: string; stitch: string; refetch: () => void; at: number }
   /** The stored state of the breaker `key` changed (a transition, or a failure counted). */
   | { type: 'circuit'; key: string; state: CircuitState; at: number }
   /** The throttle `key` granted, released or queued: slots held and callers waiting now. */

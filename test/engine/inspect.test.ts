@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createInspector } from '../../src/engine/inspect';
 import { type InspectEvent, type StitchEvent, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
-import { rejection, startScenario, until } from '../helpers/runs';
+import { rejection, snapshotWhere, startScenario, until } from '../helpers/runs';
 
 const ofType = <TType extends InspectEvent['type']>(events: InspectEvent[], type: TType) =>
   events.filter((event): event is Extract<InspectEvent, { type: TType }> => event.type === type);
@@ -72,6 +72,24 @@ describe('engine.inspect', () => {
     engine.invalidate(get);
     await get(undefined, { engine });
     expect(seen).toHaveLength(heard);
+  });
+
+  it("carries a read's refetch and an entry's invalidate, so a tool can act on a key alone", async () => {
+    const { vendor, engine } = await startScenario();
+    const get = stitch({ name: uniqueKey('inspect-actions'), url: vendor.url('/thing'), cache: 60_000 });
+    const seen: InspectEvent[] = [];
+    engine.inspect((event) => seen.push(event));
+    const key = engine.keyOf(get, { query: { q: 'ada' } }) as string;
+    await get({ query: { q: 'ada' } }, { engine });
+    const [read] = ofType(seen, 'read');
+    expect(read).toMatchObject({ key, stitch: get.definition.name });
+
+    read?.refetch();
+    await snapshotWhere(engine, key, (snapshot) => !snapshot.fetching);
+    expect(vendor.ledger.map((entry) => entry.url)).toEqual(['/thing?q=ada', '/thing?q=ada']);
+
+    ofType(seen, 'cache').at(-1)?.invalidate();
+    expect(engine.getSnapshot(key).data).toBeUndefined();
   });
 
   it('pushes throttle queue depth as callers queue, get slots and leave', async () => {

@@ -1,0 +1,1 @@
+export { createOtelSink, type OtelSink, type OtelSinkOptions } from './sink';
