@@ -1,4 +1,12 @@
-import { type KeyboardEvent, type PointerEvent as ReactPointerEvent, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  type KeyboardEvent,
+  type PointerEvent as ReactPointerEvent,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import type { Engine } from '../index';
 import { Lanes } from './Lanes';
 import type { DevtoolsModel } from './model';
