@@ -1,4 +1,4 @@
-import { lazy, Suspense, useContext, useEffect, useState } from 'react';
+import { lazy, Suspense, useContext, useEffect, useRef, useState } from 'react';
 import { defaultEngine, type Engine } from '../index';
 import { EngineContext } from '../react/context';
 import { createDevtoolsModel, type DevtoolsModel } from './model';
@@ -30,6 +30,12 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
   const target = engine ?? provided ?? defaultEngine();
   const [open, setOpen] = useState(initialOpen);
   const [model, setModel] = useState<DevtoolsModel | undefined>(undefined);
+  const toggle = useRef<HTMLButtonElement>(null);
+  // Closing from inside the panel (its ✕ or Escape) hands focus back to the toggle.
+  const close = () => {
+    setOpen(false);
+    toggle.current?.focus();
+  };
 
   useEffect(() => {
     const created = createDevtoolsModel(target, maxLanes === undefined ? {} : { maxLanes });
@@ -40,6 +46,7 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
   return (
     <>
       <button
+        ref={toggle}
         type="button"
         aria-expanded={open}
         aria-label={open ? 'Close Stitch devtools' : 'Open Stitch devtools'}
@@ -58,7 +65,7 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
       </button>
       {open && model && (
         <Suspense fallback={null}>
-          <Panel engine={target} model={model} onClose={() => setOpen(false)} />
+          <Panel engine={target} model={model} onClose={close} />
         </Suspense>
       )}
     </>

@@ -90,6 +90,9 @@ it("the panel's lanes for a typed search agree with the vendor's ledger, and it 
   await shoot(page, 'devtools-cache');
   await page.keyboard.press('Escape');
   await panel.waitFor({ state: 'detached' });
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+    'Open Stitch devtools',
+  );
 
   // 390 px wide: the panel stays inside the viewport.
   await page.setViewportSize({ width: 390, height: 800 });
