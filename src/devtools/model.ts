@@ -3,7 +3,14 @@
  * a lane per run, the cache, the breakers and the throttle queues. Framework-free; the panel reads
  * it through `useSyncExternalStore`. Each change replaces the snapshot, never mutates it.
  */
-import type { CacheSnapshot, CircuitState, Engine, InspectEvent, StitchEvent } from '../index';
+import {
+  type CacheSnapshot,
+  type CircuitState,
+  type Engine,
+  type InspectEvent,
+  StitchError,
+  type StitchEvent,
+} from '../index';
 
 /** Where a run is, or how it ended. */
 export type LaneStatus =
@@ -171,6 +178,16 @@ const upsert = <TItem extends { key: string }>(items: readonly TItem[], item: TI
  */
 export function createDevtoolsModel(engine: Engine, options: { maxLanes?: number } = {}): DevtoolsModel {
   const maxLanes = options.maxLanes ?? 200;
+  const problem =
+    typeof engine?.inspect !== 'function'
+      ? (['engine', 'must be a Stitch engine (createEngine())'] as const)
+      : !(Number.isInteger(maxLanes) && maxLanes > 0)
+        ? (['maxLanes', 'must be a positive integer'] as const)
+        : undefined;
+  if (problem) {
+    const [field, message] = problem;
+    throw new StitchError({ kind: 'config', field, message: `\`${field}\` ${message}` });
+  }
   const listeners = new Set<() => void>();
   const refetchers = new Map<string, { stitch: string; refetch: () => void }>();
   let snapshot = EMPTY;

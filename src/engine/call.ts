@@ -18,7 +18,8 @@ export interface CallDeps {
   readonly cache: Cache;
   readonly keys: Keys;
   readonly coalescer: Coalescer;
-  readonly sink: ((event: StitchEvent) => void) | undefined;
+  /** The sink of a run starting now (its events go to the trace sinks, and to inspectors if any listen). */
+  readonly sink: () => ((event: StitchEvent) => void) | undefined;
   readonly inspector: Inspector;
 }
 
@@ -63,7 +64,7 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
     options: CallOptions | undefined,
   ): StitchRun<TData> {
-    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
+    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink());
     const tally: RunTally = {
       attempts: 0,
       requests: 0,

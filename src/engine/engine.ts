@@ -4,6 +4,7 @@ import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
+import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely, type TraceSink } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
@@ -68,10 +69,11 @@ export interface Engine extends StitchEngineLike {
   /** Takes in what `dehydrate` gave, without replacing newer data. */
   hydrate(state: DehydratedState): void;
   /**
-   * Pushes to `listener` every traced run event and each change of a cache entry, a breaker and a
-   * throttle queue, as it happens. It first hears the state as it stands: one event per cache
-   * entry, per throttle key in use and per breaker this engine has written. Costs nothing when
-   * nobody listens. Returns the unsubscribe function.
+   * Pushes to `listener` every traced event of the runs started while it listens, and each
+   * change of a cache entry, a breaker and a throttle queue, as it happens. It first hears the
+   * state as it stands: one event per cache entry, per throttle key in use and per breaker this
+   * engine has written. Nothing is built for it when nobody listens. Returns the unsubscribe
+   * function.
    */
   inspect(listener: InspectListener): () => void;
 }
@@ -123,16 +125,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
   );
   const keys = createKeys(secret);
   const traced = fanOut(sinks as readonly TraceSink[]);
+  const inspected = (event: StitchEvent) => {
+    traced?.(event);
+    inspector.notify(() => ({ type: 'run', event }));
+  };
   const call = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
     inspector,
-    sink: (event: StitchEvent) => {
-      traced?.(event);
-      inspector.notify(() => ({ type: 'run', event }));
-    },
+    // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
+    sink: () => (inspector.active ? inspected : traced),
   });
 
   return {
@@ -154,6 +158,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),
     inspect(listener) {
+      if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
       const at = clock.now();
       for (const [key, snapshot, readers] of cache.list())
         safely(listener, { type: 'cache', key, snapshot, readers, at, invalidate: invalidateKey(key) });

@@ -10,7 +10,7 @@ import { type StitchEvent, safely } from './events';
 
 /** One change an inspector listener hears. */
 export type InspectEvent =
-  /** An event of a run, exactly as trace sinks see it (secrets redacted). */
+  /** An event of a run started while the listener listens, exactly as trace sinks see it (secrets redacted). */
   | { type: 'run'; event: StitchEvent }
   /**
    * A cache entry changed: its data, error or fetching flag, or its number of `readers`

@@ -21,7 +21,14 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { ErrorSummary, HeadersHook, OutgoingRequest, StitchEvent, TraceSink } from '../index';
+import {
+  type ErrorSummary,
+  type HeadersHook,
+  type OutgoingRequest,
+  StitchError,
+  type StitchEvent,
+  type TraceSink,
+} from '../index';
 
 /** Options of {@link createOtelSink}. */
 export interface OtelSinkOptions {
@@ -69,6 +76,13 @@ function server(url: string): Attributes {
  * active where the call was made (a server's request span, say).
  */
 export function createOtelSink(options: OtelSinkOptions = {}): OtelSink {
+  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function') {
+    throw new StitchError({
+      kind: 'config',
+      field: 'tracer',
+      message: '`tracer` must be an OpenTelemetry Tracer',
+    });
+  }
   const tracer = options.tracer ?? trace.getTracer('stitch-fetch');
   const runs = new Map<string, RunSpan>();
   const attempts = new Map<string, AttemptSpan>();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createDevtoolsModel } from '../../src/devtools/index';
-import { stitch } from '../../src/index';
+import { createEngine, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, snapshotWhere, startScenario, until } from '../helpers/runs';
 
@@ -151,5 +151,14 @@ describe('createDevtoolsModel', () => {
     expect(vendor.ledger.filter((item) => item.path === '/read')).toHaveLength(2);
     leave();
     expect(entry()?.readers).toBe(0);
+  });
+});
+
+describe('createDevtoolsModel input', () => {
+  it.each([
+    ['engine', () => createDevtoolsModel({} as never)],
+    ['maxLanes', () => createDevtoolsModel(createEngine(), { maxLanes: 0 })],
+  ])('refuses a bad %s with a config error naming it', (field, create) => {
+    expect(create).toThrowError(expect.objectContaining({ kind: 'config', field }));
   });
 });

@@ -146,4 +146,11 @@ describe('engine.inspect', () => {
       { type: 'circuit', key, state: { state: 'open', until: clock.now() + 5_000 }, at: clock.now() },
     ]);
   });
+
+  it('refuses a listener that is not a function, naming the field', async () => {
+    const { engine } = await startScenario();
+    expect(() => engine.inspect('devtools' as never)).toThrowError(
+      expect.objectContaining({ kind: 'config', field: 'listener' }),
+    );
+  });
 });

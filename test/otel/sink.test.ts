@@ -188,3 +188,9 @@ describe('createOtelSink', () => {
     expect(ofRun(joiner.id).attributes['stitch.coalesced_with']).toBe(leader.id);
   });
 });
+
+it('refuses a tracer that is not one, naming the field', () => {
+  expect(() => createOtelSink({ tracer: {} as never })).toThrowError(
+    expect.objectContaining({ kind: 'config', field: 'tracer' }),
+  );
+});
