@@ -5,11 +5,13 @@ export default defineConfig({
     index: 'src/index.ts',
     'react/index': 'src/react/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'otel/index': 'src/otel/index.ts',
+    'devtools/index': 'src/devtools/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
   platform: 'neutral',
-  external: ['react'],
+  external: ['react', 'react-dom', '@opentelemetry/api'],
   clean: true,
   outputOptions: {
     // The hooks entry is client-only: React Server Components frameworks (Next.js App Router)

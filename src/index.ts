@@ -39,6 +39,8 @@ export {
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export type { InspectEvent, InspectListener } from './engine/inspect';
+export type { HeadersHook, OutgoingRequest } from './engine/outgoing';
 export type { RedirectMode } from './engine/redirect';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';

@@ -1,5 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { StitchDevtools } from '../../src/devtools/index';
 import { createEngine } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
 import { App } from './App';
@@ -20,6 +21,7 @@ createRoot(root).render(
       <TraceProvider store={trace}>
         <App />
       </TraceProvider>
+      <StitchDevtools />
     </StitchProvider>
   </StrictMode>,
 );

@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import { redactHeaders, redactUrl, safely, scrub, secretValues } from './events';
+import { addHeaders, type HeadersHook } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
@@ -21,6 +22,8 @@ export interface EngineParts {
   readonly budget: RetryBudget;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
+  /** The engine's `headers` option, consulted at each dispatch. */
+  readonly headers: HeadersHook | undefined;
 }
 
 /** Where a shared execution is, for a caller that cancels: its `phase` and what has left. */
@@ -35,6 +38,8 @@ export interface ExecutionState {
 
 /** One logical call below the coalescer: it runs on `signal`, which no caller owns. */
 export interface ExecutionContext<TData> {
+  /** The id of the run that started this execution. */
+  readonly run: string;
   readonly definition: StitchDefinition<TData, never>;
   readonly request: BuiltRequest;
   readonly idempotencyKey: string | undefined;
@@ -203,6 +208,17 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   const headers = new Headers(request.headers);
   if (context.idempotencyKey !== undefined) {
     headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
+  }
+  const { headers: hook, secret } = context.parts;
+  if (hook) {
+    const outgoing = {
+      run: context.run,
+      stitch: definition.name,
+      attempt,
+      method: request.method,
+      url: redactUrl(request.url, secret),
+    };
+    addHeaders(hook, outgoing, headers);
   }
   safely(definition.hooks.onRequest, {
     stitch: definition.name,

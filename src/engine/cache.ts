@@ -97,12 +97,16 @@ interface Entry {
   readonly listeners: Set<() => void>;
 }
 
+/** Hears every change of an entry: its snapshot (`undefined`: evicted) and how many subscribe to it. */
+export type CacheObserver = (key: string, snapshot: CacheSnapshot | undefined, readers: number) => void;
+
 /**
  * The engine's cache: one snapshot per key, in memory (snapshots are read synchronously by
  * renders), bounded by `maxEntries` with least-recently-used eviction. Keys someone subscribes
  * to are never evicted.
+ * @param observe hears each change, after the key's subscribers. @default none
  */
-export function createCache(clock: Clock, maxEntries: number) {
+export function createCache(clock: Clock, maxEntries: number, observe?: CacheObserver) {
   const entries = new Map<string, Entry>();
 
   const touch = (key: string): Entry => {
@@ -117,7 +121,10 @@ export function createCache(clock: Clock, maxEntries: number) {
   const evict = () => {
     for (const [key, entry] of entries) {
       if (entries.size <= maxEntries) return;
-      if (entry.listeners.size === 0) entries.delete(key);
+      if (entry.listeners.size === 0) {
+        entries.delete(key);
+        observe?.(key, undefined, 0);
+      }
     }
   };
 
@@ -131,6 +138,7 @@ export function createCache(clock: Clock, maxEntries: number) {
     entry.snapshot = Object.freeze(next);
     evict();
     for (const listener of [...entry.listeners]) listener();
+    observe?.(key, entry.snapshot, entry.listeners.size);
   };
 
   return {
@@ -160,10 +168,13 @@ export function createCache(clock: Clock, maxEntries: number) {
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);
       entry.listeners.add(listener);
+      observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
-        entry.listeners.delete(listener);
+        if (entry.listeners.delete(listener)) observe?.(key, entry.snapshot, entry.listeners.size);
       };
     },
+    /** Every entry, least recently used first, with its number of subscribers. */
+    list: () => [...entries].map(([key, entry]) => [key, entry.snapshot, entry.listeners.size] as const),
     /**
      * Marks every key `matches` accepts stale, keeping its data, and tells its subscribers (each
      * is told even if the key was stale already: a second write needs a second refetch).

@@ -8,6 +8,7 @@ import { type EventPayload, redactUrl, type StitchEvent, safely } from './events
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor } from './idempotency';
 import { type CheckedInput, checkInput } from './input';
+import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
@@ -19,7 +20,9 @@ export interface CallDeps {
   readonly cache: Cache;
   readonly keys: Keys;
   readonly coalescer: Coalescer;
-  readonly sink: ((event: StitchEvent) => void) | undefined;
+  /** The sink of a run starting now (its events go to the trace sinks, and to inspectors if any listen). */
+  readonly sink: () => ((event: StitchEvent) => void) | undefined;
+  readonly inspector: Inspector;
 }
 
 /** The cache key of a read's input (`undefined` for writes, which are never cached). */
@@ -38,7 +41,7 @@ export function cacheKey<TInput extends StitchInput>(
  * The caller's signal stops at its reference: nothing below ever sees it.
  */
 export function createCall(deps: CallDeps) {
-  const { parts, cache, keys, coalescer, sink } = deps;
+  const { parts, cache, keys, coalescer, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
@@ -92,7 +95,7 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
     options: CallOptions | undefined,
   ): StitchRun<TData> {
-    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
+    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink());
     try {
       return checkThenStart(run, definition, input, options);
     } catch (error) {
@@ -251,6 +254,7 @@ export function createCall(deps: CallDeps) {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
       const context: ExecutionContext<TData> = {
+        run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
         idempotencyKey,
@@ -261,7 +265,17 @@ export function createCall(deps: CallDeps) {
         emit,
       };
       const result = execute(context);
-      if (key !== undefined) track(key, result);
+      if (key !== undefined) {
+        track(key, result);
+        const read = key;
+        inspector.notify(() => ({
+          type: 'read',
+          key: read,
+          stitch: definition.name,
+          refetch: () => void call(definition, input, { revalidate: true }).safe(),
+          at: parts.clock.now(),
+        }));
+      }
       return { state, result };
     });
     if (reference.joined) {

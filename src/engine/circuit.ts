@@ -231,14 +231,16 @@ const afterAdmit =
  * Creates a breaker over `store`, timed by `clock`.
  * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
  * @param deps.onStoreError called when the store throws; the breaker then fails open. @default none
+ * @param deps.onChange called after each committed write, with the state stored. @default none
  */
 export function createCircuit(deps: {
   store: Store;
   clock: Clock;
   onTransition?: TransitionListener;
   onStoreError?: (error: unknown) => void;
+  onChange?: (key: string, state: CircuitState) => void;
 }): Circuit {
-  const { store, clock, onTransition, onStoreError } = deps;
+  const { store, clock, onTransition, onStoreError, onChange } = deps;
   // Lease ids must not collide across processes sharing one store, hence the random prefix.
   const leasePrefix = Math.random().toString(36).slice(2, 10);
   let leases = 0;
@@ -271,6 +273,7 @@ export function createCircuit(deps: {
           return step(from);
         }),
       ) ?? CLOSED;
+    if (to !== from) safely(onChange, key, to);
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
       // A listener that throws must not fail the call, nor undo what the store committed.

@@ -5,8 +5,11 @@ import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
 import { checkEngineOptions } from './engineOptions';
-import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
+import { configError } from './errors';
+import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely, type TraceSink } from './events';
+import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
+import { checkHeadersHook, type HeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
@@ -29,6 +32,11 @@ export interface EngineOptions {
   cacheSize?: number;
   /** How long (ms, > 0) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
   storeTimeout?: number;
+  /**
+   * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
+   * A hook that throws adds nothing and never fails the request. @default none
+   */
+  headers?: HeadersHook;
 }
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
@@ -67,6 +75,14 @@ export interface Engine extends StitchEngineLike {
   dehydrate(): DehydratedState;
   /** Takes in what `dehydrate` gave, without replacing newer data. */
   hydrate(state: DehydratedState): void;
+  /**
+   * Pushes to `listener` every traced event of the runs started while it listens, and each
+   * change of a cache entry, a breaker and a throttle queue, as it happens. It first hears the
+   * state as it stands: one event per cache entry, per throttle key in use and per breaker this
+   * engine has written. Nothing is built for it when nobody listens. Returns the unsubscribe
+   * function.
+   */
+  inspect(listener: InspectListener): () => void;
 }
 
 /**
@@ -82,23 +98,54 @@ export function createEngine(options?: EngineOptions): Engine {
     : createMemoryStore(() => clock.now());
   const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
-  const circuit: Circuit = createCircuit({ store, clock });
+  const inspector = createInspector();
+  // The last state this engine wrote per breaker, so a late inspector starts from it.
+  const breakers = new Map<string, CircuitState>();
+  const circuit: Circuit = createCircuit({
+    store,
+    clock,
+    onChange(key, state) {
+      breakers.set(key, state);
+      inspector.notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
+    },
+  });
+  const throttle = createThrottle(clock, (key, active, queued) =>
+    inspector.notify(() => ({ type: 'throttle', key, active, queued, at: clock.now() })),
+  );
   const parts: EngineParts = {
     fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
     circuit,
-    throttle: createThrottle(clock),
+    throttle,
     budget: createRetryBudget(clock),
     secret,
+    headers: checkHeadersHook(options?.headers),
   };
-  const cache = createCache(clock, checked.cacheSize);
+  const invalidateKey = (key: string) => () => invalidate((other) => other === key);
+  const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) =>
+    inspector.notify(() => ({
+      type: 'cache',
+      key,
+      snapshot,
+      readers,
+      at: clock.now(),
+      invalidate: invalidateKey(key),
+    })),
+  );
   const keys = createKeys(secret);
+  const traced = fanOut(checked.sinks);
+  const inspected = (event: StitchEvent) => {
+    traced?.(event);
+    inspector.notify(() => ({ type: 'run', event }));
+  };
   const { call, invalidate } = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
-    sink: fanOut(checked.sinks),
+    inspector,
+    // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
+    sink: () => (inspector.active ? inspected : traced),
   });
 
   return {
@@ -119,6 +166,16 @@ export function createEngine(options?: EngineOptions): Engine {
     },
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),
+    inspect(listener) {
+      if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
+      const at = clock.now();
+      for (const [key, snapshot, readers] of cache.list())
+        safely(listener, { type: 'cache', key, snapshot, readers, at, invalidate: invalidateKey(key) });
+      for (const key of throttle.keys())
+        safely(listener, { type: 'throttle', key, ...throttle.stats(key), at });
+      for (const [key, state] of breakers) safely(listener, { type: 'circuit', key, state, at });
+      return inspector.subscribe(listener);
+    },
   };
 }
 

@@ -119,6 +119,8 @@ export interface Throttle {
   acquire(key: string, policy: ThrottlePolicy, options?: AcquireOptions): Promise<Release>;
   /** Slots held and callers waiting for `key` (both 0 for a key never seen or dropped). */
   stats(key: string): { active: number; queued: number };
+  /** The keys with anything held, queued or still inside the rate window. */
+  keys(): string[];
 }
 
 /** A waiter's life: each state carries what must be undone when it leaves. */
@@ -152,8 +154,12 @@ const noop = () => {};
  * Creates a throttle over `clock`. Idle keys are dropped once nothing is held, queued or still
  * inside the rate window; a key with rate history is pruned the next time it is used, since a
  * clean-up timer would outlive the work (and `clock.pending()` must reach 0).
+ * @param observe hears the slots held and callers queued for a key after each change. @default none
  */
-export function createThrottle(clock: Clock): Throttle {
+export function createThrottle(
+  clock: Clock,
+  observe?: (key: string, active: number, queued: number) => void,
+): Throttle {
   const keys = new Map<string, KeyState>();
 
   const prune = (state: KeyState) => {
@@ -191,6 +197,7 @@ export function createThrottle(clock: Clock): Throttle {
           state.cancelWake = undefined;
           pump(key, state);
         });
+        observe?.(key, state.active, state.queue.length);
         return;
       }
       grant(key, state, state.queue.shift() as Waiter);
@@ -199,6 +206,7 @@ export function createThrottle(clock: Clock): Throttle {
     state.cancelWake?.();
     state.cancelWake = undefined;
     if (state.active === 0 && state.queue.length === 0 && state.grants.length === 0) keys.delete(key);
+    observe?.(key, state.active, state.queue.length);
   };
 
   /**
@@ -290,5 +298,5 @@ export function createThrottle(clock: Clock): Throttle {
     return { active: state?.active ?? 0, queued: state?.queue.length ?? 0 };
   };
 
-  return { acquire, stats };
+  return { acquire, stats, keys: () => [...keys.keys()] };
 }

@@ -1,16 +1,23 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { CircuitState } from '../../../src/index';
 import { useEngine } from '../../../src/react/index';
-import { useInterval } from './useInterval';
 
-/** The engine's breaker state for `key`, polled every `every` ms (the engine has no push for it). */
-export function useCircuitState(key: string, every = 100): CircuitState | undefined {
+/** The engine's breaker state for `key`, pushed by `engine.inspect` on every write (no polling). */
+export function useCircuitState(key: string): CircuitState | undefined {
   const engine = useEngine();
   const [state, setState] = useState<CircuitState | undefined>(undefined);
-  useInterval(() => {
-    engine.circuitState(key).then((next) => {
-      setState((previous) => (JSON.stringify(previous) === JSON.stringify(next) ? previous : next));
+  useEffect(() => {
+    let pushed = false;
+    const stop = engine.inspect((event) => {
+      if (event.type !== 'circuit' || event.key !== key) return;
+      pushed = true;
+      setState(event.state);
     });
-  }, every);
+    // A breaker this engine never wrote is in its stored (default: closed) state.
+    engine.circuitState(key).then((stored) => {
+      if (!pushed) setState(stored);
+    });
+    return stop;
+  }, [engine, key]);
   return state;
 }

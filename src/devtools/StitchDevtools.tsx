@@ -1,0 +1,73 @@
+import { lazy, Suspense, useContext, useEffect, useRef, useState } from 'react';
+import { defaultEngine, type Engine } from '../index';
+import { EngineContext } from '../react/context';
+import { createDevtoolsModel, type DevtoolsModel } from './model';
+import { button, PALETTE } from './theme';
+
+// The panel's code loads on first open: an app that mounts the toggle pays for the model only.
+const Panel = lazy(() => import('./Panel').then((module) => ({ default: module.Panel })));
+
+/** Props of {@link StitchDevtools}. */
+export interface StitchDevtoolsProps {
+  /** The engine to watch. @default the nearest `StitchProvider`'s engine, else `defaultEngine()` */
+  engine?: Engine;
+  /** Whether the panel starts open. @default false */
+  initialOpen?: boolean;
+  /** How many request lanes are kept. @default 200 */
+  maxLanes?: number;
+}
+
+/**
+ * A floating devtools panel for a Stitch engine: a live lane per request (queued, sent, joined,
+ * cancelled with its reason and what became of the socket, answered, failed, each attempt), the
+ * cache with invalidate and refetch, breakers with their next probe, and throttle queues. It
+ * watches the engine from mount (pushed by `engine.inspect`, never polled), so the requests made
+ * before the panel opens are there when it does. Import it only where you want it: nothing of it
+ * reaches a bundle that does not import `stitch-fetch/devtools`.
+ */
+export function StitchDevtools({ engine, initialOpen = false, maxLanes }: StitchDevtoolsProps) {
+  const provided = useContext(EngineContext);
+  const target = engine ?? provided ?? defaultEngine();
+  const [open, setOpen] = useState(initialOpen);
+  const [model, setModel] = useState<DevtoolsModel | undefined>(undefined);
+  const toggle = useRef<HTMLButtonElement>(null);
+  // Closing from inside the panel (its ✕ or Escape) hands focus back to the toggle.
+  const close = () => {
+    setOpen(false);
+    toggle.current?.focus();
+  };
+
+  useEffect(() => {
+    const created = createDevtoolsModel(target, maxLanes === undefined ? {} : { maxLanes });
+    setModel(created);
+    return () => created.dispose();
+  }, [target, maxLanes]);
+
+  return (
+    <>
+      <button
+        ref={toggle}
+        type="button"
+        aria-expanded={open}
+        aria-label={open ? 'Close Stitch devtools' : 'Open Stitch devtools'}
+        onClick={() => setOpen((was) => !was)}
+        style={{
+          ...button,
+          position: 'fixed',
+          right: 8,
+          bottom: 8,
+          zIndex: 2147483000,
+          background: PALETTE.background,
+          padding: '6px 12px',
+        }}
+      >
+        Stitch
+      </button>
+      {open && model && (
+        <Suspense fallback={null}>
+          <Panel engine={target} model={model} onClose={close} />
+        </Suspense>
+      )}
+    </>
+  );
+}

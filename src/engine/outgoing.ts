@@ -1,0 +1,46 @@
+/**
+ * The engine's `headers` option: headers added to each attempt as it is dispatched (a W3C
+ * `traceparent`, say), after the stitch's own and the idempotency key, before the `request` event
+ * and the `onRequest` hook, so both see them (secret names redacted).
+ */
+import { configError } from './errors';
+
+/** What the `headers` option is told about an attempt about to leave. */
+export interface OutgoingRequest {
+  /**
+   * The id of the run that started the request. Callers that joined it (coalescing) have a
+   * `coalesce` event naming this run as `leader`.
+   */
+  readonly run: string;
+  /** The stitch's name. */
+  readonly stitch: string;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  readonly attempt: number;
+  readonly method: string;
+  /** The URL, secrets redacted as in events. */
+  readonly url: string;
+}
+
+/** Returns headers to add to one attempt (`undefined`: none). */
+export type HeadersHook = (request: OutgoingRequest) => Readonly<Record<string, string>> | undefined;
+
+/** Checks the `headers` option of `createEngine`. */
+export function checkHeadersHook(hook: unknown): HeadersHook | undefined {
+  if (hook !== undefined && typeof hook !== 'function') {
+    throw configError(undefined, 'headers', 'must be a function of the outgoing request');
+  }
+  return hook as HeadersHook | undefined;
+}
+
+/**
+ * Adds what `hook` returns to `headers`. A hook that throws (or returns a header the platform
+ * refuses) adds nothing: like a trace sink, it cannot fail the request it observes.
+ */
+export function addHeaders(hook: HeadersHook, request: OutgoingRequest, headers: Headers): void {
+  try {
+    const extra = hook(request);
+    if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  } catch {
+    // Observers cannot fail a request.
+  }
+}
