@@ -8,16 +8,21 @@ import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { createKeys } from './keys';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
+import { boundedShared, isSharedState, type SharedState, storeState } from './shared';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
-import { boundedStore, createMemoryStore, type Store } from './store';
+import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
 import { createThrottle } from './throttle';
 
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
   /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
   fetch?: typeof globalThis.fetch;
-  /** Breaker state and other shared state. @default an in-memory store */
-  store?: Store;
+  /**
+   * Where breakers and idempotency records live: a `Store`, or a store that shares state between
+   * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
+   * throttle's shared rate and the retry budget. @default an in-memory store
+   */
+  store?: Store | SharedState;
   /** @default the real clock */
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
@@ -26,7 +31,10 @@ export interface EngineOptions {
   redact?: readonly string[];
   /** How many cache keys are kept; the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
-  /** How long (ms) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
+  /**
+   * How long (ms) an operation of `store` may take before the call fails open without it
+   * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
+   */
   storeTimeout?: number;
 }
 
@@ -66,14 +74,21 @@ export interface Engine extends StitchEngineLike {
 export function createEngine(options: EngineOptions = {}): Engine {
   const clock = options.clock ?? createRealClock();
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
-  const store = options.store
-    ? boundedStore(options.store, clock.schedule, options.storeTimeout ?? 1_000)
-    : createMemoryStore(() => clock.now());
+  const given = options.store;
+  const bound = timeBound(clock.schedule, options.storeTimeout ?? 1_000);
+  const shared = isSharedState(given)
+    ? boundedShared(given, bound)
+    : storeState(
+        given
+          ? boundedStore(given, clock.schedule, options.storeTimeout ?? 1_000)
+          : createMemoryStore(() => clock.now()),
+        () => clock.now(),
+      );
   const sinks =
     options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
   const configured = (options.redact ?? []).map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
-  const circuit: Circuit = createCircuit({ store, clock });
+  const circuit: Circuit = createCircuit({ shared });
   const parts: EngineParts = {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
