@@ -136,7 +136,8 @@ export async function runAttempt<TData>(
       const key = definition.circuit.key ?? origin(request.url);
       const admitting = parts.circuit.admit(key, definition.circuit, {
         transition: (change) => context.emit({ type: 'circuit', ...change }),
-        storeError: (error) => context.emit({ type: 'store', key, error: reasonMessage(error) }),
+        storeError: (error) =>
+          context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),
       });
       // A slow store must not hold an aborted or timed-out execution (nor its throttle slot); an
       // admission that arrives after that is handed back as neutral, freeing a probe lease.

@@ -5,8 +5,9 @@ import type { Coalescer, Reference } from './coalescer';
 import { isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
-import { idempotencyKeyFor } from './idempotency';
+import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { isPlainData, type Keys } from './keys';
+import type { Ledger } from './ledger';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
@@ -17,6 +18,7 @@ export interface CallDeps {
   readonly cache: Cache;
   readonly keys: Keys;
   readonly coalescer: Coalescer;
+  readonly ledger: Ledger;
   readonly sink: ((event: StitchEvent) => void) | undefined;
 }
 
@@ -36,7 +38,7 @@ export function cacheKey<TInput extends StitchInput>(
  * The caller's signal stops at its reference: nothing below ever sees it.
  */
 export function createCall(deps: CallDeps) {
-  const { parts, cache, keys, coalescer, sink } = deps;
+  const { parts, cache, keys, coalescer, ledger, sink } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
@@ -152,7 +154,12 @@ export function createCall(deps: CallDeps) {
         state,
         emit,
       };
-      const result = execute(context);
+      // Only a key the caller owns can come again, so only its calls are recorded.
+      const owned = options?.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
+      const result =
+        idempotencyKey !== undefined && owned
+          ? ledger.run(context, definition.idempotency?.ttl ?? RECORD_TTL, (total) => execute(context, total))
+          : execute(context);
       if (key !== undefined) track(key, result);
       return { state, result };
     });
@@ -169,6 +176,7 @@ export function createCall(deps: CallDeps) {
       const { state } = reference.shared;
       Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
       reference.release(undefined);
+      if (result.type === 'success' && result.recorded) tally.source = 'recorded';
       if (result.type === 'success') run.finish({ ok: true, data: result.data }, tally);
       else if (result.type === 'failure') run.finish({ ok: false, error: result.error }, tally);
     });

@@ -6,6 +6,7 @@ import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { createKeys } from './keys';
+import { createLedger } from './ledger';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
 import { boundedShared, isSharedState, type SharedState, storeState } from './shared';
@@ -104,6 +105,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     cache,
     keys,
     coalescer: createCoalescer(),
+    ledger: createLedger(shared),
     sink: fanOut(sinks as readonly TraceSink[]),
   });
 

@@ -1,5 +1,8 @@
 import type { StitchErrorKind, TimeoutPhase } from './errors';
 
+/** What a `store` event's failed operation was for. */
+export type StoreOperation = 'circuit' | 'rate' | 'budget' | 'idempotency';
+
 /** Where a run was when its caller cancelled it. */
 export type CancelPhase = 'queued' | 'before-dispatch' | 'in-flight' | 'body' | 'backoff';
 
@@ -47,8 +50,17 @@ export type StitchEvent =
   | Event<'retry', { attempt: number; delay: number; error: ErrorSummary }>
   | Event<'timeout', { phase: TimeoutPhase; attempt: number; dispatched: boolean }>
   | Event<'circuit', { key: string; from: string; to: string }>
-  /** The store failed (threw or timed out) for the breaker `key`; the breaker failed open. */
-  | Event<'store', { key: string; error: string }>
+  /**
+   * The store failed (threw, timed out) during `operation` for `key` (a breaker, throttle or
+   * budget key, or an idempotency key); the call went ahead without it (failed open).
+   */
+  | Event<'store', { operation: StoreOperation; key: string; error: string }>
+  /**
+   * An idempotency record of `key` answered: `recorded`, a call under it had succeeded, so this one
+   * resolves with its data and sends nothing; `waiting`, a call under it is in flight, so this one
+   * waits for its outcome instead of sending it twice.
+   */
+  | Event<'idempotency', { key: string; status: 'recorded' | 'waiting' }>
   /**
    * `dispatched`: a request had left the process. `shared`: other callers still hold that request,
    * so it goes on (and its socket stays open); false when this cancel stopped it.
