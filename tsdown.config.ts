@@ -5,10 +5,11 @@ export default defineConfig({
     index: 'src/index.ts',
     'react/index': 'src/react/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'redis/index': 'src/redis/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
   platform: 'neutral',
-  external: ['react'],
+  external: ['react', /^node:/],
   clean: true,
 });

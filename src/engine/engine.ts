@@ -9,7 +9,7 @@ import { createKeys } from './keys';
 import { createLedger } from './ledger';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
-import { boundedShared, isSharedState, type SharedState, storeState } from './shared';
+import { boundedShared, isSharedState, type SharedState, sharedRates, storeState } from './shared';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
 import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
 import { createThrottle } from './throttle';
@@ -95,7 +95,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     clock,
     circuit,
     throttle: createThrottle(clock),
-    budget: createRetryBudget(clock),
+    budget:
+      shared.budget && shared.shareBudget
+        ? shared.shareBudget({ budget: shared.budget }, createRetryBudget(clock), clock)
+        : createRetryBudget(clock),
+    rates: sharedRates(shared, clock),
     secret,
   };
   const cache = createCache(clock, options.cacheSize ?? 1_000);

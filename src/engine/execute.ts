@@ -1,5 +1,6 @@
+import { raceAbort } from './abort';
 import { type AttemptResult, type ExecutionContext, failure, runAttempt } from './attempt';
-import type { StitchError } from './errors';
+import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
 import { summarize } from './run';
@@ -47,7 +48,20 @@ export async function execute<TData>(
         remaining: total.remaining(),
       });
       if ('giveUp' in next) return fail(context, error);
-      if (retry.budget && !parts.budget.tryRetry(budgetKey, retry.budget)) return fail(context, error);
+      if (retry.budget) {
+        const storeError = (cause: unknown) =>
+          context.emit({ type: 'store', operation: 'budget', key: budgetKey, error: reasonMessage(cause) });
+        const asking = parts.budget.tryRetry(budgetKey, retry.budget, storeError);
+        // A slow store is bounded by the total deadline too, never only by `storeTimeout`.
+        let fits: boolean;
+        try {
+          fits = typeof asking === 'boolean' ? asking : await raceAbort(asking, total.signal);
+        } catch {
+          if (context.signal.aborted) return { type: 'aborted' };
+          return expiredTotal(context, total, attempt);
+        }
+        if (!fits) return fail(context, error);
+      }
       context.emit({ type: 'retry', attempt, delay: next.delay, error: summarize(error) });
       safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error });
       context.state.phase = 'backoff';

@@ -6,6 +6,8 @@
  * processes' own clocks cannot be compared).
  */
 import { type CircuitCommand, type CircuitLimits, type CircuitState, CLOSED, circuitStep } from './circuit';
+import type { Clock } from './clock';
+import type { RetryBudget } from './retry';
 import type { Store } from './store';
 
 /** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
@@ -67,7 +69,30 @@ export interface SharedState {
    * with `retry`, also takes one retry if it fits and says whether it did.
    */
   budget?(key: string, limits: BudgetLimits, calls: number, retry: boolean): Promise<boolean>;
+  /**
+   * With `takeRate`: waits (abortably, up to `options.maxWait`) for a grant of the shared rate over
+   * `store` (these operations, bounded by the engine). The code ships with the store, so an app
+   * whose store cannot share never bundles it.
+   */
+  waitForRate?(
+    store: RateStore,
+    clock: Clock,
+    key: string,
+    rate: RateLimits,
+    options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
+  ): Promise<RateRelease>;
+  /** With `budget`: the retry budget over `store`, falling back to `local` while it fails. */
+  shareBudget?(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget;
 }
+
+/** The operations a shared rate needs. */
+export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate'>>;
+
+/** The operation a shared retry budget needs. */
+export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
+
+/** Gives a shared rate's grant back when nothing was sent under it; calling it again does nothing. */
+export type RateRelease = (unused?: boolean) => void;
 
 /** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
 export function circuitTtl(limits: CircuitLimits): number {
@@ -143,8 +168,10 @@ export function boundedShared(
   shared: SharedState,
   bound: <T>(operation: () => Promise<T>) => Promise<T>,
 ): SharedState {
-  const { takeRate, returnRate, budget } = shared;
+  const { takeRate, returnRate, budget, waitForRate, shareBudget } = shared;
   return {
+    ...(waitForRate && { waitForRate }),
+    ...(shareBudget && { shareBudget }),
     circuit: (key, command, limits) => bound(() => shared.circuit(key, command, limits)),
     claim: (key, owner, lease) => bound(() => shared.claim(key, owner, lease)),
     settle: (key, owner, outcome, ttl) => bound(() => shared.settle(key, owner, outcome, ttl)),
@@ -154,4 +181,18 @@ export function boundedShared(
       budget: (key, limits, calls, retry) => bound(() => budget.call(shared, key, limits, calls, retry)),
     }),
   };
+}
+
+/** Waits for a grant of a shared rate; see {@link SharedState.waitForRate}. */
+export type RateWaiter = (
+  key: string,
+  rate: RateLimits,
+  options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
+) => Promise<RateRelease>;
+
+/** The shared rate of `shared`, when it can share one across processes. */
+export function sharedRates(shared: SharedState, clock: Clock): RateWaiter | undefined {
+  const { takeRate, returnRate, waitForRate } = shared;
+  if (!takeRate || !returnRate || !waitForRate) return undefined;
+  return (key, rate, options) => waitForRate({ takeRate, returnRate }, clock, key, rate, options);
 }
