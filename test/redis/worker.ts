@@ -1,48 +1,81 @@
 /**
  * One of the processes in test/redis/processes.test.ts: an engine on a Redis store, driven over
  * IPC. Bundled with esbuild by the test (Node 20 cannot run TypeScript), so it imports the sources.
- *   argv: redis url, vendor origin, key prefix, client kind
- *   in:  { id, op: 'call', stitch, input?, abort?: 'at-once' | 'on-request', count? } | { id, op: 'abort' }
+ *   argv: the redis url
+ *   in:  { id, op: 'call', on: { vendor, prefix, client }, stitch, input?, abort?, count? } | { id, op: 'abort' }
  *   out: { id, results } once settled; { id, event } for a run's `idempotency` event
  */
-import { createEngine, type Stitch, type StitchRun, stitch } from '../../src/index';
+import { createEngine, type Engine, type Stitch, type StitchRun, stitch } from '../../src/index';
 import { createRedisStore } from '../../src/redis/index';
 import { type ClientKind, connect } from './clients';
 
-const [url = '', origin = '', prefix = '', kind = 'redis'] = process.argv.slice(2);
-const { client } = await connect(kind as ClientKind, url);
-const engine = createEngine({ store: createRedisStore(client, { prefix }) });
+const [url = ''] = process.argv.slice(2);
 
-const stitches: Record<string, Stitch<unknown, never>> = {
-  // Four failures in total open it; a probe's lease outlives the test, so only a release frees it.
-  read: stitch({
-    name: 'read',
-    url: `${origin}/read`,
-    coalesce: false,
-    retry: 1,
-    circuit: { key: 'vendor', failures: 4, cooldown: 60_000 },
-  }) as never,
-  limited: stitch({
-    name: 'limited',
-    url: `${origin}/limited`,
-    coalesce: false,
-    retry: 1,
-    circuit: false,
-    throttle: { rate: '20/s' },
-  }) as never,
-  write: stitch({
-    name: 'write',
-    method: 'POST',
-    url: `${origin}/charges`,
-    retry: 1,
-    circuit: false,
-    idempotency: { keyOf: (input: { body: { orderId: string } }) => input.body.orderId },
-  }) as never,
-};
+/** Where a call goes: a test's vendor, on its own key prefix, through one kind of client. */
+interface Target {
+  vendor: string;
+  prefix: string;
+  client: ClientKind;
+}
+
+const clients = new Map<ClientKind, ReturnType<typeof connect>>();
+const engines = new Map<
+  string,
+  Promise<{ engine: Engine; stitches: Record<string, Stitch<unknown, never>> }>
+>();
+
+/** One engine and its stitches per target, made on first use. */
+function engineFor({ vendor, prefix, client }: Target) {
+  const id = `${client} ${prefix} ${vendor}`;
+  let made = engines.get(id);
+  if (!made) {
+    made = (async () => {
+      let connecting = clients.get(client);
+      if (!connecting) {
+        connecting = connect(client, url);
+        clients.set(client, connecting);
+      }
+      const engine = createEngine({ store: createRedisStore((await connecting).client, { prefix }) });
+      return { engine, stitches: stitchesOn(vendor) };
+    })();
+    engines.set(id, made);
+  }
+  return made;
+}
+
+function stitchesOn(origin: string): Record<string, Stitch<unknown, never>> {
+  return {
+    // Four failures in total open it; a probe's lease outlives the test, so only a release frees it.
+    read: stitch({
+      name: 'read',
+      url: `${origin}/read`,
+      coalesce: false,
+      retry: 1,
+      circuit: { key: 'vendor', failures: 4, cooldown: 60_000 },
+    }) as never,
+    limited: stitch({
+      name: 'limited',
+      url: `${origin}/limited`,
+      coalesce: false,
+      retry: 1,
+      circuit: false,
+      throttle: { rate: '20/s' },
+    }) as never,
+    write: stitch({
+      name: 'write',
+      method: 'POST',
+      url: `${origin}/charges`,
+      retry: 1,
+      circuit: false,
+      idempotency: { keyOf: (input: { body: { orderId: string } }) => input.body.orderId },
+    }) as never,
+  };
+}
 
 interface Message {
   id: number;
   op: 'call' | 'abort';
+  on: Target;
   stitch?: string;
   input?: unknown;
   abort?: 'at-once' | 'on-request';
@@ -65,6 +98,7 @@ async function settle(run: StitchRun<unknown>) {
 }
 
 async function call(message: Message) {
+  const { engine, stitches } = await engineFor(message.on);
   const target = stitches[message.stitch ?? ''] as Stitch<unknown, never>;
   const runs: Promise<unknown>[] = [];
   for (let n = 0; n < (message.count ?? 1); n++) {

@@ -6,7 +6,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { onTestFinished } from 'vitest';
 import type { StitchErrorKind } from '../../src/index';
 import type { ClientKind } from './clients';
 
@@ -29,9 +28,19 @@ export interface WorkerCall {
   count?: number;
 }
 
+/** Where a worker's call goes: a test's vendor, on its own key prefix, through one kind of client. */
+export interface Target {
+  vendor: string;
+  prefix: string;
+  client: ClientKind;
+}
+
 export interface Worker {
   /** Starts the call(s) and resolves with their results once all settled. */
-  call(call: WorkerCall): { id: number; results: Promise<WorkerResult[]>; event: Promise<unknown> };
+  call(
+    on: Target,
+    call: WorkerCall,
+  ): { id: number; results: Promise<WorkerResult[]>; event: Promise<unknown> };
   abort(id: number): void;
 }
 
@@ -58,20 +67,19 @@ function bundle(): Promise<string> {
 
 let ids = 0;
 
-/** Forks `count` workers; they are killed when the test finishes. */
+/** Forks `count` workers on the Redis at `redis`; `stop` kills them. */
 export async function startWorkers(
   count: number,
-  options: { redis: string; vendor: string; prefix: string; client?: ClientKind },
-): Promise<Worker[]> {
+  redis: string,
+): Promise<{ workers: Worker[]; stop(): void }> {
   const file = await bundle();
   const children: ChildProcess[] = [];
-  onTestFinished(() => {
+  const stop = () => {
     for (const child of children) child.kill('SIGKILL');
-  });
-  return Promise.all(
+  };
+  const workers = await Promise.all(
     Array.from({ length: count }, async () => {
-      const args = [options.redis, options.vendor, options.prefix, options.client ?? 'redis'];
-      const child = fork(file, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(file, [redis], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       children.push(child);
       await once(child, 'message');
       const results = new Map<number, (results: WorkerResult[]) => void>();
@@ -81,11 +89,11 @@ export async function startWorkers(
         else if (message.event) events.get(message.id)?.(message.event);
       });
       return {
-        call(call: WorkerCall) {
+        call(on: Target, call: WorkerCall) {
           const id = ++ids;
           const settled = new Promise<WorkerResult[]>((resolve) => results.set(id, resolve));
           const event = new Promise<unknown>((resolve) => events.set(id, resolve));
-          child.send({ id, op: 'call', ...call });
+          child.send({ id, op: 'call', on, ...call });
           return { id, results: settled, event };
         },
         abort(id: number) {
@@ -94,4 +102,5 @@ export async function startWorkers(
       };
     }),
   );
+  return { workers, stop };
 }
