@@ -10,7 +10,7 @@ import { paymentLedger } from '../helpers/payments';
 import { createVendor, type LedgerEntry, type Reply, type Vendor } from '../helpers/vendor';
 import { type ClientKind, connect } from './clients';
 import { type RedisServer, redisServerPath, startRedis } from './server';
-import { startWorkers, type Target, type Worker, type WorkerCall, type WorkerResult } from './workers';
+import { startWorkers, type Target, type WorkerCall, type WorkerResult } from './workers';
 
 let server: RedisServer;
 let admin: Awaited<ReturnType<typeof connect>>;
