@@ -93,6 +93,34 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     });
   });
 
+  it('Redis stopped: a shared rate falls back to this process’s own window, the budget to its own', async () => {
+    await using s = await setup('redis', () => ({ status: 503, body: {} }));
+    const limited = stitch({
+      name: 'limited',
+      url: s.vendor.url('/limited'),
+      circuit: false,
+      retry: { attempts: 2, backoff: { base: 1 } },
+      throttle: { rate: '2/min', maxWait: 0 },
+    });
+    await server.stop();
+    try {
+      const first = limited(undefined, { engine: s.engine });
+      expect((await first.safe()).error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
+      const operations = (await storeEvents(first)).map(
+        (event) => (event as { operation?: string }).operation,
+      );
+      expect(operations).toEqual(expect.arrayContaining(['rate', 'budget']));
+      // Its own window still holds the rate: two grants a minute, both spent, so no third request.
+      const second = await limited(undefined, { engine: s.engine }).safe();
+      expect(second.error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      expect(s.vendor.requests()).toBe(2);
+    } finally {
+      const back = ready(s.client);
+      await server.start();
+      await back;
+    }
+  });
+
   it('a slow Redis is bounded by storeTimeout, and never stretches the call’s own deadline', async () => {
     await using s = await setup('redis', () => ok, { storeTimeout: 100 });
     const bounded = createEngine({
