@@ -165,6 +165,12 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     await s.read(undefined, { engine: s.engine }).safe();
     await limited(undefined, { engine: s.engine }).safe();
     await write({ body: { orderId: 'order-1', amount: 1 } }, { engine: s.engine }).safe();
+    // The rolling window ran in Lua: both failed attempts are in its buckets.
+    expect(await s.engine.circuitState('limited')).toMatchObject({
+      state: 'closed',
+      failures: 2,
+      buckets: [expect.objectContaining({ failures: 2, successes: 0 })],
+    });
     const keys = (await send(['KEYS', `${s.prefix}*`])) as string[];
     expect(keys.map((key) => key.slice(s.prefix.length).split(':')[0]).sort()).toEqual(
       expect.arrayContaining(['budget', 'circuit', 'idempotency', 'rate']),
