@@ -12,4 +12,9 @@ export default defineConfig({
   platform: 'neutral',
   external: ['react', /^node:/],
   clean: true,
+  outputOptions: {
+    // The hooks entry is client-only: React Server Components frameworks (Next.js App Router)
+    // read this directive from the first line of the module.
+    banner: (chunk) => (chunk.isEntry && chunk.name === 'react/index' ? "'use client';" : ''),
+  },
 });

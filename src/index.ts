@@ -10,10 +10,13 @@ export {
   type StitchLike,
 } from './engine/engine';
 export {
+  type AbortErrorLike,
   isAbortError,
   isStitchError,
   MAX_ERROR_BODY,
   StitchError,
+  type StitchErrorByKind,
+  type StitchErrorConstructor,
   type StitchErrorDetails,
   type StitchErrorKind,
   type TimeoutPhase,
@@ -31,14 +34,18 @@ export {
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export type { RedirectMode } from './engine/redirect';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
 export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
 export type { CircuitChange, Claim, SharedState } from './engine/shared';
 export {
+  type CallArgs,
   type CallOptions,
   type HttpMethod,
+  type InputFor,
+  type PathParamNames,
   type Stitch,
   type StitchConfig,
   type StitchDefinition,

@@ -51,6 +51,35 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
   return () => signal.removeEventListener('abort', listener);
 }
 
+/** The listeners of each shared signal, behind the one real listener it carries. */
+const fanOuts = new WeakMap<AbortSignal, { listeners: Set<() => void>; detach: () => void }>();
+
+/**
+ * Like {@link onAbort}, but however many listeners one signal gets this way, it carries a single
+ * real listener, removed with the last of them: a long-lived app signal shared by 10,000 calls
+ * neither trips Node's `MaxListenersExceededWarning` nor keeps a listener once they are done.
+ * Listeners run in the order they were added, as `addEventListener`'s do.
+ */
+export function onAbortShared(signal: AbortSignal, listener: () => void): () => void {
+  let fanOut = fanOuts.get(signal);
+  if (!fanOut) {
+    const listeners = new Set<() => void>();
+    const detach = onAbort(signal, () => {
+      fanOuts.delete(signal);
+      for (const each of [...listeners]) each();
+    });
+    fanOut = { listeners, detach };
+    fanOuts.set(signal, fanOut);
+  }
+  const { listeners, detach } = fanOut;
+  listeners.add(listener);
+  return () => {
+    if (!listeners.delete(listener) || listeners.size > 0) return;
+    detach();
+    if (fanOuts.get(signal) === fanOut) fanOuts.delete(signal);
+  };
+}
+
 /**
  * Races `promise` against `signal`: rejects with the abort reason the moment the signal aborts,
  * without waiting for `promise`. The listener is removed when either side settles.

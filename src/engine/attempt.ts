@@ -3,7 +3,8 @@ import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
-import { redactHeaders, redactUrl, safely } from './events';
+import { redactHeaders, redactUrl, safely, scrub, secretValues } from './events';
+import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
@@ -31,6 +32,8 @@ export interface ExecutionState {
   attempts: number;
   requests: number;
   status: number | undefined;
+  /** A request of this execution went out and was never answered: it may have taken effect. */
+  ambiguous: boolean;
 }
 
 /** One logical call below the coalescer: it runs on `signal`, which no caller owns. */
@@ -69,6 +72,8 @@ export function failure<TData>(
     stitch: definition.name,
     idempotencyKey: context.idempotencyKey,
     ...extra,
+    // Once a request of this run went unanswered, every later error of the run says so.
+    ambiguous: state.ambiguous || extra.ambiguous === true,
   };
   const error = new StitchError(details);
   // Unless the caller said, "retryable" is what this stitch's own retry policy would decide.
@@ -139,7 +144,9 @@ async function takeSlot<TData>(
 
 /**
  * One attempt: throttle slot → breaker admission → per-attempt deadline → fetch → body → parse
- * and validate → breaker record. The slot is held for this attempt only, never during backoff.
+ * and validate → breaker record. The slot is held for this attempt only, never during backoff,
+ * nor while the breaker writes its record; that write is awaited only within the total deadline
+ * (a slow store must not hold the caller's answer past it: the record finishes on its own).
  */
 export async function runAttempt<TData>(
   context: ExecutionContext<TData>,
@@ -154,8 +161,11 @@ export async function runAttempt<TData>(
   } catch {
     return { type: 'aborted' };
   }
-  if (slot instanceof StitchError) return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  if (typeof slot !== 'function') return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  const release = slot;
   const sentBefore = state.requests;
+  let recording: Promise<void> | undefined;
+  let result: AttemptResult<TData>;
   try {
     state.phase = 'before-dispatch';
     let admission: Admission | undefined;
@@ -183,7 +193,9 @@ export async function runAttempt<TData>(
       }
       admission = verdict.admission;
     }
-    return await dispatch(context, attempt, total, admission);
+    const [outcome, ended] = await dispatch(context, attempt, total);
+    recording = admission?.record(outcome);
+    result = ended;
   } catch (error) {
     // An abort or the total deadline land here; anything else is not ours to swallow.
     if (total.expired) return timedOut(context, total, attempt, false);
@@ -191,8 +203,10 @@ export async function runAttempt<TData>(
     throw error;
   } finally {
     // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
-    slot(state.requests === sentBefore);
+    release(state.requests === sentBefore);
   }
+  if (recording) await raceAbort(recording, total.signal).catch(() => {});
+  return result;
 }
 
 function timedOut<TData>(
@@ -202,58 +216,57 @@ function timedOut<TData>(
   dispatched: boolean,
 ): AttemptResult<TData> {
   context.emit({ type: 'timeout', phase: deadline.phase, attempt, dispatched });
+  // A request cut off unanswered may still have taken effect at the vendor.
+  if (dispatched) context.state.ambiguous = true;
   const error = failure(context, 'timeout', (deadline.signal.reason as Error).message, {
     phase: deadline.phase,
     cause: deadline.signal.reason,
-    ambiguous: dispatched,
   });
   return { type: 'failure', error, retryAfter: undefined };
 }
 
+/** The final headers of one attempt: the request's, the idempotency key, then `onRequest`'s. */
+function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number): Headers {
+  const { definition, request } = context;
+  const headers = new Headers(request.headers);
+  if (context.idempotencyKey !== undefined) {
+    headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
+  }
+  safely(definition.hooks.onRequest, {
+    stitch: definition.name,
+    attempt,
+    method: request.method,
+    url: request.url,
+    headers,
+  });
+  return headers;
+}
+
+/** Sends one attempt and reads its answer; resolves what it proved about the vendor, and how it ended. */
 async function dispatch<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
   total: Deadline,
-  admission: Admission | undefined,
-): Promise<AttemptResult<TData>> {
+): Promise<[CircuitOutcome, AttemptResult<TData>]> {
   const { state, definition, parts, request } = context;
-  let outcome: CircuitOutcome = 'neutral';
-  if (context.signal.aborted) {
-    await admission?.record(outcome);
-    return { type: 'aborted' };
-  }
+  if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
   const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
   try {
-    const headers = new Headers(request.headers);
-    if (context.idempotencyKey !== undefined) {
-      headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
-    }
-    const url = request.url;
-    safely(definition.hooks.onRequest, {
-      stitch: definition.name,
-      attempt,
-      method: request.method,
-      url,
-      headers,
-    });
+    const headers = attemptHeaders(context, attempt);
     state.attempts = attempt;
     context.emit({
       type: 'request',
       attempt,
       method: request.method,
-      url: redactUrl(url, parts.secret),
+      url: redactUrl(request.url, parts.secret),
       headers: redactHeaders(headers, parts.secret),
       ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
     });
     state.phase = 'in-flight';
     state.requests += 1;
     const started = parts.clock.now();
-    const response = await parts.fetch(url, {
-      method: request.method,
-      headers,
-      body: request.body,
-      signal: each.signal,
-    });
+    const sent = secretValues(headers, request.url, parts.secret);
+    const response = await sendFollowing(context, attempt, headers, each.signal);
     state.status = response.status;
     context.emit({
       type: 'response',
@@ -263,60 +276,51 @@ async function dispatch<TData>(
     });
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
     state.phase = 'body';
-    if (!response.ok) {
+    if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
       const body = await readErrorBody(response);
       if (each.signal.aborted) throw each.signal.reason;
-      const failing = isFailureStatus(definition.circuit, response.status);
-      outcome = failing ? 'failure' : 'neutral';
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.now());
+      const outcome = isFailureStatus(definition.circuit, response.status) ? 'failure' : 'neutral';
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.wallNow());
       const kind = response.status === 429 ? 'rate-limited' : 'http';
       const error = failure(
         context,
         kind,
         `${request.method} ${response.status} ${response.statusText}`.trim(),
-        {
-          status: response.status,
-          body,
-          retryAfter,
-        },
+        // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
+        { status: response.status, body: body === undefined ? undefined : scrub(body, sent), retryAfter },
       );
-      return { type: 'failure', error, retryAfter };
+      return [outcome, { type: 'failure', error, retryAfter }];
     }
     const text = await readBody(response, definition.maxBodyBytes);
-    outcome = 'success';
     const data = await validate(
       definition.output,
       parseBody(text, response.headers.get('content-type'), definition.responseType),
     );
-    return { type: 'success', data };
+    return ['success', { type: 'success', data }];
   } catch (error) {
-    if (context.signal.aborted) {
-      outcome = 'neutral';
-      return { type: 'aborted' };
-    }
+    if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
-      outcome = 'neutral';
       const invalid = failure(context, 'invalid', error.message, {
         cause: error.issues ?? error,
         status: state.status,
       });
-      return { type: 'failure', error: invalid, retryAfter: undefined };
+      return ['neutral', { type: 'failure', error: invalid, retryAfter: undefined }];
     }
-    outcome = 'failure';
-    if (total.expired) return timedOut(context, total, attempt, true);
-    if (each.expired) return timedOut(context, each, attempt, true);
+    if (error instanceof RedirectRefused) {
+      const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
+      return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
+    }
+    if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
+    if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
+    state.ambiguous = true;
     const network = failure(
       context,
       'network',
       `${request.method} ${redactUrl(request.url, parts.secret)} failed`,
-      {
-        cause: error,
-        ambiguous: true,
-      },
+      { cause: error },
     );
-    return { type: 'failure', error: network, retryAfter: undefined };
+    return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();
-    await admission?.record(outcome);
   }
 }

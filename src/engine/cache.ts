@@ -4,7 +4,7 @@ import type { StitchInput } from './request';
 
 /** The `cache` option of a read stitch. */
 export interface CacheOptions<TInput = StitchInput> {
-  /** How long (ms) stored data is served without a request. @default 0 */
+  /** How long (ms) stored data is served without a request (`Infinity`: until invalidated). @default 0 */
   ttl?: number;
   /** How long (ms) after `ttl` stale data is still served while one request refreshes it. @default 0 */
   staleWhileRevalidate?: number;
@@ -36,8 +36,9 @@ export function normalizeCache<TInput>(
   const options = typeof value === 'number' ? { ttl: value } : value || {};
   const field = (name: string) => (typeof value === 'number' ? 'cache' : `cache.${name}`);
   const ms = (given: number | undefined, name: string) => {
-    if (given !== undefined && !(Number.isFinite(given) && given >= 0)) {
-      throw configError(stitchName, field(name), 'must be a number of milliseconds ≥ 0');
+    // Infinity keeps data for good; a finite value may be of any length.
+    if (given !== undefined && !(typeof given === 'number' && given >= 0)) {
+      throw configError(stitchName, field(name), 'must be a number of milliseconds ≥ 0 (or Infinity)');
     }
     return given ?? 0;
   };
@@ -64,6 +65,16 @@ export interface CacheSnapshot<TData = unknown> {
   readonly error: StitchError | undefined;
   /** Whether a request for the key is in flight. */
   readonly fetching: boolean;
+  /**
+   * Whether the data was invalidated since it was stored: no cache lookup serves it, and the
+   * next read fetches. Cleared when new data arrives.
+   */
+  readonly stale: boolean;
+  /**
+   * How many times `engine.invalidate` has hit this key. A mounted reader that sees it grow
+   * refetches at once (what `useStitch` does), keeping the stale data on screen meanwhile.
+   */
+  readonly invalidated: number;
 }
 
 /** Data carried from a server render to the client: `engine.dehydrate()` → `engine.hydrate()`. */
@@ -77,6 +88,8 @@ const EMPTY: CacheSnapshot = Object.freeze({
   updatedAt: undefined,
   error: undefined,
   fetching: false,
+  stale: false,
+  invalidated: 0,
 });
 
 interface Entry {
@@ -125,8 +138,8 @@ export function createCache(clock: Clock, maxEntries: number) {
     snapshot: <TData>(key: string) => (entries.get(key)?.snapshot ?? EMPTY) as CacheSnapshot<TData>,
     /** Whether `key` holds data stored within `ttl`, or within `ttl + staleWhileRevalidate`. */
     freshness(key: string, policy: CachePolicy<never>): 'fresh' | 'stale' | 'none' {
-      const { updatedAt, data } = entries.get(key)?.snapshot ?? EMPTY;
-      if (updatedAt === undefined || data === undefined) return 'none';
+      const { updatedAt, data, stale } = entries.get(key)?.snapshot ?? EMPTY;
+      if (updatedAt === undefined || data === undefined || stale) return 'none';
       // Data stamped in the future (a server clock ahead of this one) has a negative age: only a
       // positive ttl or window can make it servable, never a zero one.
       const age = clock.now() - updatedAt;
@@ -140,7 +153,8 @@ export function createCache(clock: Clock, maxEntries: number) {
       if (verdict !== 'none') touch(key);
       return verdict;
     },
-    store: (key: string, data: unknown) => change(key, { data, updatedAt: clock.now(), error: undefined }),
+    store: (key: string, data: unknown) =>
+      change(key, { data, updatedAt: clock.now(), error: undefined, stale: false }),
     fail: (key: string, error: StitchError) => change(key, { error }),
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {
@@ -150,16 +164,27 @@ export function createCache(clock: Clock, maxEntries: number) {
         entry.listeners.delete(listener);
       };
     },
-    /** Drops the data of every key `matches` accepts and tells their subscribers. */
+    /**
+     * Marks every key `matches` accepts stale, keeping its data, and tells its subscribers (each
+     * is told even if the key was stale already: a second write needs a second refetch).
+     */
     invalidate(matches: (key: string) => boolean) {
       for (const key of [...entries.keys()]) {
-        if (matches(key)) change(key, { data: undefined, updatedAt: undefined, error: undefined });
+        const entry = entries.get(key);
+        if (entry && matches(key)) change(key, { stale: true, invalidated: entry.snapshot.invalidated + 1 });
+      }
+    },
+    /** Drops the data of every key `matches` accepts and tells their subscribers. */
+    drop(matches: (key: string) => boolean) {
+      for (const key of [...entries.keys()]) {
+        if (matches(key))
+          change(key, { data: undefined, updatedAt: undefined, error: undefined, stale: false });
       }
     },
     dehydrate(): DehydratedState {
       const out: Array<readonly [string, unknown, number]> = [];
       for (const [key, { snapshot }] of entries) {
-        if (snapshot.data !== undefined && snapshot.updatedAt !== undefined) {
+        if (snapshot.data !== undefined && snapshot.updatedAt !== undefined && !snapshot.stale) {
           out.push([key, snapshot.data, snapshot.updatedAt]);
         }
       }
@@ -169,7 +194,9 @@ export function createCache(clock: Clock, maxEntries: number) {
       for (const [key, data, updatedAt] of state.entries) {
         const current = entries.get(key)?.snapshot.updatedAt;
         // Never let a server's older copy replace fresher data the client already has.
-        if (current === undefined || current < updatedAt) change(key, { data, updatedAt, error: undefined });
+        if (current === undefined || current < updatedAt) {
+          change(key, { data, updatedAt, error: undefined, stale: false });
+        }
       }
     },
   };

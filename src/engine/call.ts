@@ -1,11 +1,13 @@
-import { abortReason, onAbort } from './abort';
+import { abortReason, onAbortShared, raceAbort } from './abort';
 import type { EngineParts, ExecutionContext, ExecutionState } from './attempt';
 import type { Cache } from './cache';
+import type { Clock } from './clock';
 import type { Coalescer, Reference } from './coalescer';
-import { isStitchError, reasonMessage, StitchError } from './errors';
+import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
 import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
+import { type CheckedInput, checkInput } from './input';
 import { isPlainData, type Keys } from './keys';
 import type { Ledger } from './ledger';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
@@ -40,54 +42,157 @@ export function cacheKey<TInput extends StitchInput>(
 export function createCall(deps: CallDeps) {
   const { parts, cache, keys, coalescer, ledger, sink } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
+  const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
   let runs = 0;
 
-  /** Refuses a second, different stitch under a name this engine already knows. */
+  /**
+   * Keeps one definition per name. A new definition under a known name replaces the old one and
+   * drops its data (what a hot reload does on every save); calling a replaced definition after
+   * that means two are alive together, and is refused.
+   */
   const register = (definition: StitchDefinition<unknown, never>) => {
     const known = names.get(definition.name);
-    if (known && known !== definition) {
+    if (known === definition) return;
+    if (retired.has(definition)) {
       throw new StitchError({
         kind: 'config',
         field: 'name',
         stitch: definition.name,
-        message: `stitch '${definition.name}': \`name\` is used by another stitch on this engine`,
+        message:
+          `stitch '${definition.name}': \`name\` is also used by a newer stitch on this engine. ` +
+          'Give each stitch that is in use its own name (after a hot reload only the newest definition may run).',
       });
     }
     names.set(definition.name, definition);
+    if (!known) return;
+    retired.add(known);
+    const ofName = (key: string) => keys.belongsTo(key, definition.name);
+    supersede(ofName);
+    cache.drop(ofName);
   };
 
+  /**
+   * Lets no later caller join the executions in flight for the keys `matches` accepts, and keeps
+   * their results out of the cache: a newer execution's answer is the one to keep.
+   */
+  const supersede = (matches: (key: string) => boolean) => {
+    coalescer.detach(matches);
+    for (const [key, entry] of tracked) if (matches(key)) entry.stored = entry.started;
+  };
+
+  /** `engine.invalidate`: marks the keys stale; their mounted readers refetch (see the cache). */
+  const invalidate = (matches: (key: string) => boolean) => {
+    supersede(matches);
+    cache.invalidate(matches);
+  };
+
+  /** A call never throws: whatever escapes (a getter on the input that throws, say) rejects its run. */
   function call<TData, TInput extends StitchInput>(
     definition: StitchDefinition<TData, TInput>,
     input: TInput | undefined,
     options: CallOptions | undefined,
   ): StitchRun<TData> {
     const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink);
-    const tally: RunTally = {
-      attempts: 0,
-      requests: 0,
-      status: undefined,
-      source: 'live',
-      idempotencyKey: undefined,
+    try {
+      return checkThenStart(run, definition, input, options);
+    } catch (error) {
+      run.finish({ ok: false, error: asConfigError(error, definition.name) }, emptyTally());
+      return run;
+    }
+  }
+
+  /** Runs the stitch's `input` validator, if it has one, before the call proper. */
+  function checkThenStart<TData, TInput extends StitchInput>(
+    run: StitchRun<TData>,
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    options: CallOptions | undefined,
+  ): StitchRun<TData> {
+    const tally = emptyTally();
+    if (!definition.input) return start(run, tally, definition, input, input, options);
+    const checked = checkInput(definition.name, definition.input, input);
+    const proceed = (result: CheckedInput) => {
+      if (result.ok) return start(run, tally, definition, input, result.value, options);
+      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.finish({ ok: false, error: result.error }, tally);
+      return run;
     };
+    if (!(checked instanceof Promise)) return proceed(checked);
+    let signal: AbortSignal | undefined;
+    try {
+      signal = checkCallOptions(options, definition.name).signal;
+    } catch {
+      // Bad call options: the call proper reports them, before building anything.
+      return start(run, tally, definition, input, input, options);
+    }
+    // An asynchronous validator is a wait like any other: the caller's abort ends it at once.
+    // (The callbacks return nothing: returning the run, a promise, would adopt its rejection.)
+    raceAbort(checked, signal).then(
+      (result) => {
+        proceed(result);
+      },
+      (reason: unknown) => {
+        // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
+        run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+        run.emit({
+          type: 'cancel',
+          phase: 'before-dispatch',
+          dispatched: false,
+          shared: false,
+          reason: reasonMessage(reason),
+          attempt: 0,
+        });
+        safely(definition.hooks.onCancel, {
+          stitch: definition.name,
+          reason,
+          phase: 'before-dispatch',
+          dispatched: false,
+        });
+        const message = reasonMessage(reason);
+        const error = new StitchError({ kind: 'aborted', message, cause: reason, stitch: definition.name });
+        run.finish({ ok: false, error }, tally);
+      },
+    );
+    return run;
+  }
+
+  /**
+   * The call proper, once its input is known good: `input` is what the caller passed (its keys
+   * name the cache entry, so a hook finds it), `sendable` what the request is built from.
+   */
+  function start<TData, TInput extends StitchInput>(
+    run: StitchRun<TData>,
+    tally: RunTally,
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    sendable: StitchInput | undefined,
+    given: CallOptions | undefined,
+  ): StitchRun<TData> {
     let request: BuiltRequest;
     let key: string | undefined;
+    let options: CallOptions;
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
-      request = buildRequest(definition.name, definition.method, definition.url, definition.headers, input);
+      options = checkCallOptions(given, definition.name);
+      request = buildRequest(
+        definition.name,
+        definition.method,
+        definition.url,
+        definition.headers,
+        sendable,
+      );
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,
-        options?.idempotencyKey,
+        options.idempotencyKey,
+        definition.name,
       );
       key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
     } catch (error) {
-      const failure = isStitchError(error)
-        ? error
-        : new StitchError({ kind: 'config', message: String(error), cause: error, stitch: definition.name });
-      run.emit({ type: 'start', method: definition.method, url: definition.url });
-      run.finish({ ok: false, error: failure }, tally);
+      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.finish({ ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
     run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
@@ -108,7 +213,8 @@ export function createCall(deps: CallDeps) {
         cause: reason,
         attempts: attempt,
         requests,
-        ambiguous: phase === 'in-flight' || phase === 'body',
+        // Cut off with a request out, or after one went unanswered earlier in the run.
+        ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
         url: redactUrl(request.url, parts.secret),
         stitch: definition.name,
         idempotencyKey,
@@ -116,13 +222,13 @@ export function createCall(deps: CallDeps) {
       run.finish({ ok: false, error }, tally);
     };
 
-    const signal = options?.signal;
+    const signal = options.signal;
     if (signal?.aborted) {
       cancel(abortReason(signal), undefined);
       return run;
     }
 
-    if (key !== undefined && definition.cache && !options?.revalidate) {
+    if (key !== undefined && definition.cache && !options.revalidate) {
       const freshness = cache.freshness(key, definition.cache as never);
       if (freshness !== 'none') {
         run.emit({ type: 'cache', hit: freshness });
@@ -133,17 +239,23 @@ export function createCall(deps: CallDeps) {
       }
     }
 
-    const retry = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+    const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+    // A stream body is consumed by the one request that sends it: there is nothing to re-send.
+    const retry = request.streamed ? { ...policy, attempts: 1 } : policy;
     // A write shares only when asked to, without a key of its own, and with a body the key can
     // describe in full (it is part of the key).
     const shareKey =
       definition.coalesce && idempotencyKey === undefined && isPlainData(input?.body)
         ? (key ?? keys.keyOf(definition.name, '', input))
         : undefined;
+    // Only a key the caller owns can come again, so only its calls are recorded (for this long).
+    const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
+    const recorded =
+      idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
-      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined };
+      const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
       const context: ExecutionContext<TData> = {
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
@@ -154,11 +266,9 @@ export function createCall(deps: CallDeps) {
         state,
         emit,
       };
-      // Only a key the caller owns can come again, so only its calls are recorded.
-      const owned = options?.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
       const result =
-        idempotencyKey !== undefined && owned
-          ? ledger.run(context, definition.idempotency?.ttl ?? RECORD_TTL, (total) => execute(context, total))
+        recorded !== undefined
+          ? ledger.run(context, recorded, (total) => execute(context, total))
           : execute(context);
       if (key !== undefined) track(key, result);
       return { state, result };
@@ -169,7 +279,7 @@ export function createCall(deps: CallDeps) {
     }
 
     const detach = signal
-      ? onAbort(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
+      ? onAbortShared(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
       : () => {};
     reference.shared.result.then((result: ExecutionResult<TData>) => {
       detach();
@@ -221,5 +331,49 @@ export function createCall(deps: CallDeps) {
       .then(() => revalidating.delete(key));
   }
 
-  return call;
+  return { call, invalidate };
+}
+
+const emptyTally = (): RunTally => ({
+  attempts: 0,
+  requests: 0,
+  status: undefined,
+  source: 'live',
+  idempotencyKey: undefined,
+});
+
+/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
+function asConfigError(error: unknown, stitch: string): StitchError {
+  if (isStitchError(error)) return error;
+  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
+  return new StitchError({ kind: 'config', message, cause: error, stitch });
+}
+
+/** Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later. */
+function checkCallOptions(options: CallOptions | undefined, stitch: string): CallOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null)
+    throw configError(stitch, 'options', 'must be an object');
+  const { signal, idempotencyKey, revalidate } = options;
+  const isSignal =
+    signal === undefined ||
+    (typeof signal === 'object' &&
+      signal !== null &&
+      typeof signal.aborted === 'boolean' &&
+      typeof signal.addEventListener === 'function' &&
+      typeof signal.removeEventListener === 'function');
+  if (!isSignal) throw configError(stitch, 'signal', 'must be an AbortSignal');
+  if (revalidate !== undefined && typeof revalidate !== 'boolean')
+    throw configError(stitch, 'revalidate', 'must be a boolean');
+  return { signal, idempotencyKey, revalidate };
+}
+
+/**
+ * A run that failed before it started, for a caller whose call could not reach an engine at all
+ * (an `engine` option that is not one): it rejects like any other run, it never throws.
+ */
+export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
+  const run = new StitchRun<TData>('r0', stitch, clock, undefined);
+  run.finish({ ok: false, error: asConfigError(error, stitch) }, emptyTally());
+  return run;
 }

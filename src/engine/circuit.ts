@@ -5,6 +5,7 @@
  * Redis, each timed by the store's own clock. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
+import { CLOSED } from './circuitState';
 import { configError } from './errors';
 import { safely } from './events';
 import type { CircuitChange, SharedState } from './shared';
@@ -112,9 +113,6 @@ export interface Circuit {
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
-
-/** A breaker with no entry. */
-export const CLOSED: CircuitState = { state: 'closed', failures: 0 };
 
 /** What a breaker change needs of the policy. */
 export type CircuitLimits = Pick<CircuitPolicy, 'failures' | 'cooldown' | 'probeTimeout' | 'window'>;
@@ -289,7 +287,14 @@ export function createCircuit(deps: {
     caller?: CircuitObserver,
   ): Promise<CircuitChange> => {
     const change = await shared.circuit(key, command, limitsOf(policy));
-    const { from, to } = change;
+    const { from, to, corrupt } = change;
+    // A corrupt value is reported like an unreachable store; the store read it as closed and
+    // overwrote it.
+    if (corrupt !== undefined) {
+      const error = new Error(`the store held a corrupt breaker state (${corrupt}); read as closed`);
+      safely(onStoreError, error);
+      safely(caller?.storeError, error);
+    }
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
       // A listener that throws must not fail the call, nor undo what the store committed.

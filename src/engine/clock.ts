@@ -5,12 +5,23 @@ export type CancelTimer = () => void;
 
 /**
  * The engine's only source of time. Inject one with `createEngine({ clock })` so tests can step
- * time by hand (see `createManualClock` in `stitch/testing`) and assert that no timer is left.
+ * time by hand (see `createManualClock` in `stitch-fetch/testing`) and assert that no timer is left.
+ *
+ * Two kinds of time: `now()` is **monotonic** (it never goes back, whatever the system clock does)
+ * and measures every duration (deadlines, backoff, breaker cooldowns, cache freshness, throttle
+ * windows, event times); `wallNow()` is the system's wall clock, used only where a date from
+ * outside is compared (an HTTP-date `Retry-After`) or shown to people.
  */
 export interface Clock {
-  /** Wall-clock milliseconds since the epoch (an HTTP-date `Retry-After` is compared with it). */
+  /**
+   * Monotonic milliseconds. The real clock counts from the epoch as it stood when the process
+   * started (`performance.timeOrigin + performance.now()`), so values read like timestamps, but
+   * a wall-clock step (NTP, a user changing the time) never moves them.
+   */
   now(): number;
-  /** Runs `callback` after `ms` milliseconds; returns a function that cancels it. */
+  /** Wall-clock milliseconds since the epoch; may step back or forward. */
+  wallNow(): number;
+  /** Runs `callback` after `ms` milliseconds (any length; `Infinity` never); returns a function that cancels it. */
   schedule(ms: number, callback: () => void): CancelTimer;
   /**
    * Resolves after `ms` milliseconds. An abort of `signal` rejects at once with the signal's
@@ -42,11 +53,31 @@ export function sleepOn(schedule: Clock['schedule']) {
     });
 }
 
-/** The real clock: `Date.now()` and the host's timers. */
+/** The longest delay a host timer takes as given; past it Node and browsers fire after ~1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The real clock: a monotonic `now()`, `Date.now()` as wall time, and the host's timers. A delay
+ * longer than {@link MAX_TIMER_MS} is chained (timer after timer), since hosts clamp it to 1 ms.
+ */
 export function createRealClock(): Clock {
+  const origin = performance.timeOrigin;
   const schedule = (ms: number, callback: () => void): CancelTimer => {
-    const id = setTimeout(callback, Math.max(0, ms));
+    if (ms === Number.POSITIVE_INFINITY) return () => {};
+    let remaining = Math.max(0, ms);
+    let id: ReturnType<typeof setTimeout>;
+    const arm = () => {
+      const step = Math.min(remaining, MAX_TIMER_MS);
+      remaining -= step;
+      id = setTimeout(remaining > 0 ? arm : callback, step);
+    };
+    arm();
     return () => clearTimeout(id);
   };
-  return { now: () => Date.now(), schedule, sleep: sleepOn(schedule) };
+  return {
+    now: () => origin + performance.now(),
+    wallNow: () => Date.now(),
+    schedule,
+    sleep: sleepOn(schedule),
+  };
 }

@@ -53,6 +53,11 @@ export interface Coalescer {
     listener: EventListener,
     start: Starter<TData>,
   ): Reference<TData>;
+  /**
+   * Lets no new caller join the executions in flight for the keys `matches` accepts (their data
+   * may predate a write): the next caller starts afresh, while the current references keep theirs.
+   */
+  detach(matches: (key: string) => boolean): void;
   /** Whether an execution for `key` is in flight. */
   inFlight(key: string): boolean;
 }
@@ -113,6 +118,9 @@ export function createCoalescer(): Coalescer {
           return false;
         },
       };
+    },
+    detach(matches) {
+      for (const key of [...entries.keys()]) if (matches(key)) entries.delete(key);
     },
     inFlight: (key) => entries.has(key),
   };

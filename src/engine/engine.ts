@@ -4,6 +4,7 @@ import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
+import { checkEngineOptions } from './engineOptions';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type TraceSink } from './events';
 import { createKeys } from './keys';
 import { createLedger } from './ledger';
@@ -24,16 +25,16 @@ export interface EngineOptions {
    * throttle's shared rate and the retry budget. @default an in-memory store
    */
   store?: Store | SharedState;
-  /** @default the real clock */
+  /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
   trace?: TraceSink | readonly TraceSink[];
   /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
   redact?: readonly string[];
-  /** How many cache keys are kept; the least recently used go first, never one in use. @default 1000 */
+  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
   /**
-   * How long (ms) an operation of `store` may take before the call fails open without it
+   * How long (ms, > 0) an operation of `store` may take before the call fails open without it
    * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
    */
   storeTimeout?: number;
@@ -63,7 +64,13 @@ export interface Engine extends StitchEngineLike {
   subscribe(key: string, listener: () => void): () => void;
   /** The current snapshot of `key`; the same object until something in it changes. */
   getSnapshot<TData = unknown>(key: string): CacheSnapshot<TData>;
-  /** Drops cached data of `stitch` (for one input, or all), so the next read fetches. */
+  /**
+   * Marks the cached data of `stitch` (for one input, or all) stale, after a write that changed
+   * it. Every mounted reader of such a key refetches at once (one coalesced request however many
+   * read it), keeping the stale data on screen with `isFetching` until the new data replaces it;
+   * a request in flight from before is not joined and its answer is not cached. A key nobody
+   * reads is only marked stale: its next read fetches.
+   */
   invalidate<TInput extends StitchInput>(stitch: StitchLike<unknown, TInput>, input?: TInput): void;
   /** The cached data, for a server render to hand to the client. */
   dehydrate(): DehydratedState;
@@ -71,27 +78,29 @@ export interface Engine extends StitchEngineLike {
   hydrate(state: DehydratedState): void;
 }
 
-/** Creates an isolated engine; tests and apps that want isolation make their own. */
-export function createEngine(options: EngineOptions = {}): Engine {
-  const clock = options.clock ?? createRealClock();
+/**
+ * Creates an isolated engine; tests and apps that want isolation make their own.
+ * @throws StitchError of kind `'config'` naming the option at fault (`cacheSize`, `clock.now`, ...).
+ */
+export function createEngine(options?: EngineOptions): Engine {
+  const checked = checkEngineOptions(options);
+  const clock = checked.clock ?? createRealClock();
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
-  const given = options.store;
-  const bound = timeBound(clock.schedule, options.storeTimeout ?? 1_000);
+  const given = checked.store;
+  const bound = timeBound(clock.schedule, checked.storeTimeout);
   const shared = isSharedState(given)
     ? boundedShared(given, bound)
     : storeState(
         given
-          ? boundedStore(given, clock.schedule, options.storeTimeout ?? 1_000)
+          ? boundedStore(given, clock.schedule, checked.storeTimeout)
           : createMemoryStore(() => clock.now()),
         () => clock.now(),
       );
-  const sinks =
-    options.trace === undefined ? [] : Array.isArray(options.trace) ? options.trace : [options.trace];
-  const configured = (options.redact ?? []).map((name) => name.toLowerCase());
+  const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const circuit: Circuit = createCircuit({ shared });
   const parts: EngineParts = {
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
     circuit,
     throttle: createThrottle(clock),
@@ -102,15 +111,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
     rates: sharedRates(shared, clock),
     secret,
   };
-  const cache = createCache(clock, options.cacheSize ?? 1_000);
+  const cache = createCache(clock, checked.cacheSize);
   const keys = createKeys(secret);
-  const call = createCall({
+  const { call, invalidate } = createCall({
     parts,
     cache,
     keys,
     coalescer: createCoalescer(),
     ledger: createLedger(shared),
-    sink: fanOut(sinks as readonly TraceSink[]),
+    sink: fanOut(checked.sinks),
   });
 
   return {
@@ -123,11 +132,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     invalidate(stitch, input) {
       const { definition } = stitch;
       if (input === undefined) {
-        cache.invalidate((key) => keys.belongsTo(key, definition.name));
+        invalidate((key) => keys.belongsTo(key, definition.name));
         return;
       }
       const only = cacheKey(keys, definition, input);
-      cache.invalidate((key) => key === only);
+      invalidate((key) => key === only);
     },
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),

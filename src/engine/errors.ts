@@ -54,8 +54,21 @@ const MARKER = Symbol.for('stitch.error');
 
 const NAMES: Partial<Record<StitchErrorKind, string>> = { aborted: 'AbortError', timeout: 'TimeoutError' };
 
-/** The error every stitch rejects with. Check `kind`, never the message. */
-export class StitchError extends Error {
+/**
+ * The fields one `kind` always carries, on top of what every {@link StitchError} has: checking
+ * `kind` narrows them (`timeout` → `phase`, `http` → `status`, `config` → `field`, ...).
+ */
+export type StitchErrorByKind =
+  | { readonly kind: 'aborted'; readonly name: 'AbortError' }
+  | { readonly kind: 'network' | 'invalid' }
+  | { readonly kind: 'timeout'; readonly name: 'TimeoutError'; readonly phase: TimeoutPhase }
+  | { readonly kind: 'http'; readonly status: number }
+  | { readonly kind: 'rate-limited' }
+  | { readonly kind: 'circuit-open'; readonly retryAfter: number }
+  | { readonly kind: 'config'; readonly field: string };
+
+/** The class behind {@link StitchError}; its instances are typed through that union. */
+class StitchErrorClass extends Error {
   readonly kind: StitchErrorKind;
   readonly phase: TimeoutPhase | undefined;
   readonly status: number | undefined;
@@ -92,6 +105,25 @@ export class StitchError extends Error {
     this.idempotencyKey = details.idempotencyKey;
   }
 }
+Object.defineProperty(StitchErrorClass, 'name', { value: 'StitchError' });
+
+/**
+ * The error every stitch rejects with. Check `kind`, never the message: `kind` is a discriminant,
+ * so `if (error.kind === 'timeout') error.phase` is typed `'each' | 'total'`.
+ */
+export type StitchError = StitchErrorClass & StitchErrorByKind;
+
+/** Builds a {@link StitchError}; `instanceof` narrows to it (prefer `isStitchError` across realms). */
+export interface StitchErrorConstructor {
+  new (details: StitchErrorDetails): StitchError;
+  readonly prototype: StitchError;
+}
+
+/** The error class every stitch rejects with. */
+export const StitchError = StitchErrorClass as unknown as StitchErrorConstructor;
+
+/** A cancellation: a Stitch `aborted` error, or a platform `AbortError` (a DOMException, say). */
+export type AbortErrorLike = Extract<StitchError, { kind: 'aborted' }> | (Error & { name: 'AbortError' });
 
 /** True for any `StitchError`, including one from another realm or another copy of Stitch. */
 export function isStitchError(value: unknown): value is StitchError {
@@ -99,7 +131,7 @@ export function isStitchError(value: unknown): value is StitchError {
 }
 
 /** True for a Stitch cancellation and for a platform `AbortError` (a DOMException, say). */
-export function isAbortError(value: unknown): boolean {
+export function isAbortError(value: unknown): value is AbortErrorLike {
   if (isStitchError(value)) return value.kind === 'aborted';
   return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'AbortError';
 }

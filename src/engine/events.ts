@@ -46,13 +46,32 @@ export type StitchEvent =
         idempotencyKey?: string;
       }
     >
+  /**
+   * One hop of a redirect the engine followed: `from` and `to` redacted; `dropped` names the
+   * secret headers left behind because the hop changed origin (`crossOrigin`); `method` is the
+   * next hop's (a 303 turns a POST into a GET).
+   */
+  | Event<
+      'redirect',
+      {
+        attempt: number;
+        status: number;
+        from: string;
+        to: string;
+        method: string;
+        crossOrigin: boolean;
+        dropped: string[];
+      }
+    >
   | Event<'response', { attempt: number; status: number; elapsed: number }>
   | Event<'retry', { attempt: number; delay: number; error: ErrorSummary }>
   | Event<'timeout', { phase: TimeoutPhase; attempt: number; dispatched: boolean }>
   | Event<'circuit', { key: string; from: string; to: string }>
   /**
-   * The store failed (threw, timed out) during `operation` for `key` (a breaker, throttle or
-   * budget key, or an idempotency key); the call went ahead without it (failed open).
+   * The store failed during `operation` for `key` (a breaker, throttle or budget key, or an
+   * idempotency key): it threw, timed out, or held a corrupt breaker state, which `error`
+   * describes. The call went ahead without it (failed open); the breaker's next write replaces a
+   * corrupt value.
    */
   | Event<'store', { operation: StoreOperation; key: string; error: string }>
   /**
@@ -97,14 +116,25 @@ export const SECRET_HEADERS: readonly string[] = [
   'x-auth-token',
 ];
 
-/** Query parameters whose values are redacted from events by default. */
+/**
+ * Query parameters that carry credentials: their values are redacted from events, reports, error
+ * URLs and error bodies, and hashed in cache keys. Compared without regard to case.
+ */
 export const SECRET_QUERY: readonly string[] = [
   'access_token',
+  'refresh_token',
+  'id_token',
+  'token',
   'api_key',
   'apikey',
-  'client_secret',
+  'key',
+  'sig',
+  'signature',
+  'x-amz-signature',
+  'code',
   'password',
-  'token',
+  'secret',
+  'client_secret',
 ];
 
 const REDACTED = '[redacted]';
@@ -133,6 +163,37 @@ export function redactUrl(url: string, secret: ReadonlySet<string>): string {
     }
   }
   return changed ? parsed.toString() : url;
+}
+
+/**
+ * The secret values one request carries: each secret header's value (and, for a value such as
+ * `Bearer <token>` or `sid=<id>`, its long parts), each secret query value, the URL's userinfo.
+ */
+export function secretValues(headers: Headers, url: string, secret: ReadonlySet<string>): string[] {
+  const values = new Set<string>();
+  const add = (value: string) => {
+    if (value === '') return;
+    values.add(value);
+    values.add(encodeURIComponent(value));
+    for (const part of value.split(/[\s;,=]+/)) if (part.length >= 8) values.add(part);
+  };
+  headers.forEach((value, name) => {
+    if (secret.has(name)) add(value);
+  });
+  const parsed = new URL(url);
+  parsed.searchParams.forEach((value, name) => {
+    if (secret.has(name.toLowerCase())) add(value);
+  });
+  add(decodeURIComponent(parsed.username));
+  add(decodeURIComponent(parsed.password));
+  return [...values];
+}
+
+/** `text` with every one of `values` replaced by `[redacted]`, longest first. */
+export function scrub(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of [...values].sort((a, b) => b.length - a.length)) out = out.split(value).join(REDACTED);
+  return out;
 }
 
 /**

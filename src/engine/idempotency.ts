@@ -59,15 +59,34 @@ export function normalizeIdempotency<TInput>(
  * else a fresh one. The same key goes on every attempt of that call. A minted key only collapses
  * duplicates the engine itself creates (its retries); to make a user's re-issue safe across
  * actions, reloads or processes, the caller must own the key.
+ * @throws StitchError of kind `'config'` when the key is not a non-empty header value (CR, LF
+ * and NUL would split the request), naming `idempotencyKey` or `idempotency.keyOf`.
  */
 export function idempotencyKeyFor<TInput>(
   policy: IdempotencyPolicy<TInput> | undefined,
   input: TInput,
   callerKey: string | undefined,
+  stitchName = '',
 ): string | undefined {
-  if (callerKey !== undefined) return callerKey;
+  if (callerKey !== undefined) return checkKey(callerKey, stitchName, 'idempotencyKey');
   if (!policy) return undefined;
-  return policy.keyOf ? policy.keyOf(input) : mintKey();
+  return policy.keyOf ? checkKey(policy.keyOf(input), stitchName, 'idempotency.keyOf') : mintKey();
+}
+
+function checkKey(key: unknown, stitchName: string, field: string): string {
+  const valid = typeof key === 'string' && key !== '' && key.trim() === key && !/[\r\n\0]/.test(key);
+  if (!valid)
+    throw configError(
+      stitchName,
+      field,
+      'must give a non-empty string without CR, LF, NUL or surrounding spaces',
+    );
+  try {
+    new Headers().set(IDEMPOTENCY_HEADER, key);
+  } catch {
+    throw configError(stitchName, field, 'must give a valid header value');
+  }
+  return key;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface BuiltRequest {
   method: string;
   headers: Headers;
   body: BodyInit | undefined;
+  /** The body is a `ReadableStream`: it is sent once (`duplex: 'half'`) and can never be replayed. */
+  streamed: boolean;
 }
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
@@ -38,22 +40,95 @@ function inputError(stitch: string, field: string, problem: string): StitchError
   });
 }
 
+/** Whether `value` is a scalar that reads the same in a URL: a string, a finite number, a boolean. */
+function isScalar(value: unknown): value is string | number | boolean {
+  return (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+/** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
+const tagOf = (value: unknown) => Object.prototype.toString.call(value);
+
+/** Throws unless `value` is a record (not a list, Map, URLSearchParams, ...), naming `field`. */
+function checkRecord(stitch: string, field: string, value: unknown): Record<string, unknown> {
+  if (tagOf(value) !== '[object Object]') throw inputError(stitch, field, 'must be a plain object');
+  return value as Record<string, unknown>;
+}
+
 /**
  * Fills the template from `params`. Each value is percent-encoded as one path segment, and a
  * value of `.` or `..` is refused: URL parsers resolve those (even encoded), which would let an
- * input walk out of the intended path.
+ * input walk out of the intended path. Every value must be a scalar, used or not, so nothing
+ * (a cycle, say) can reach the cache key.
  */
-function fillTemplate(stitch: string, template: string, params: StitchInput['params']): string {
+function fillTemplate(stitch: string, template: string, given: StitchInput['params']): string {
+  const params = given === undefined ? {} : checkRecord(stitch, 'params', given);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && !isScalar(value))
+      throw inputError(stitch, `params.${name}`, 'must be a string, a finite number or a boolean');
+  }
   return template.replace(PLACEHOLDER, (_, name: string) => {
-    const value = params && Object.hasOwn(params, name) ? params[name] : undefined;
+    const value = Object.hasOwn(params, name) ? params[name] : undefined;
     if (value === undefined || value === null) throw inputError(stitch, `params.${name}`, 'is missing');
-    if (typeof value === 'object')
-      throw inputError(stitch, `params.${name}`, 'must be a string, number or boolean');
     const text = String(value);
     if (text === '') throw inputError(stitch, `params.${name}`, 'must not be empty');
     if (text === '.' || text === '..') throw inputError(stitch, `params.${name}`, `must not be '${text}'`);
     return encodeURIComponent(text);
   });
+}
+
+/** Appends `query` to `url`; each value must be a scalar or a list of scalars. */
+function appendQuery(stitch: string, url: URL, given: StitchInput['query']) {
+  if (given === undefined) return;
+  for (const [name, value] of Object.entries(checkRecord(stitch, 'query', given))) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!isScalar(item))
+        throw inputError(
+          stitch,
+          `query.${name}`,
+          'must be a string, a finite number, a boolean or a list of them',
+        );
+      url.searchParams.append(name, String(item));
+    }
+  }
+}
+
+/**
+ * Why `value` cannot be sent as JSON as it is (a cycle, or something JSON would turn into `{}`,
+ * `null` or nothing: a Map, a Set, a function, a symbol, a bigint, a non-finite number), with
+ * its path; `undefined` when it can. Objects with `toJSON` (a Date) speak for themselves.
+ */
+function jsonProblem(value: unknown, path: string, ancestors: Set<object>): string | undefined {
+  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
+    return `${path} is a ${typeof value}, which JSON cannot carry`;
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return `${path} is ${value}, which JSON sends as null`;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  const tag = tagOf(value).slice(8, -1);
+  if (['Map', 'Set', 'WeakMap', 'WeakSet'].includes(tag))
+    return `${path} is a ${tag}, which JSON sends as {}`;
+  if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
+  ancestors.add(value);
+  try {
+    for (const [key, item] of Object.entries(value)) {
+      // JSON leaves out an object's undefined members, as a caller leaving a field out means.
+      if (item === undefined && !Array.isArray(value)) continue;
+      const problem = jsonProblem(
+        item,
+        Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`,
+        ancestors,
+      );
+      if (problem) return problem;
+    }
+  } finally {
+    ancestors.delete(value);
+  }
+  return undefined;
 }
 
 function isBodyInit(body: unknown): body is BodyInit {
@@ -63,8 +138,7 @@ function isBodyInit(body: unknown): body is BodyInit {
     ArrayBuffer.isView(body) ||
     (typeof Blob !== 'undefined' && body instanceof Blob) ||
     (typeof FormData !== 'undefined' && body instanceof FormData) ||
-    body instanceof URLSearchParams ||
-    (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream)
+    body instanceof URLSearchParams
   );
 }
 
@@ -74,27 +148,38 @@ export function buildRequest(
   method: string,
   template: string,
   defaults: Headers,
-  input: StitchInput | undefined,
+  given: StitchInput | undefined,
 ): BuiltRequest {
-  const url = new URL(fillTemplate(stitch, template, input?.params));
-  for (const [name, value] of Object.entries(input?.query ?? {})) {
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
-  }
+  const input = given === undefined ? {} : (checkRecord(stitch, 'input', given) as StitchInput);
+  const url = new URL(fillTemplate(stitch, template, input.params));
+  appendQuery(stitch, url, input.query);
   const headers = new Headers(defaults);
-  for (const [name, value] of Object.entries(input?.headers ?? {})) {
+  for (const [name, value] of Object.entries(
+    input.headers === undefined ? {} : checkRecord(stitch, 'headers', input.headers),
+  )) {
     try {
-      headers.set(name, value);
+      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+      // Headers would trim a CR or LF at either end and send what is left: refuse them anywhere.
+      if (typeof text !== 'string' || /[\r\n\0]/.test(text)) throw new TypeError();
+      headers.set(name, text);
     } catch {
-      throw inputError(stitch, `headers.${name}`, 'is not a valid header');
+      throw inputError(stitch, `headers.${name}`, 'is not a valid header (a string without CR, LF or NUL)');
     }
   }
   let body: BodyInit | undefined;
-  if (input?.body !== undefined) {
+  let streamed = false;
+  if (input.body !== undefined) {
     if (method === 'GET' || method === 'HEAD')
       throw inputError(stitch, 'body', `is not allowed on ${method}`);
-    if (isBodyInit(input.body)) body = input.body;
+    if (typeof ReadableStream !== 'undefined' && input.body instanceof ReadableStream) {
+      if (input.body.locked)
+        throw inputError(stitch, 'body', 'is a ReadableStream that is already locked or read');
+      streamed = true;
+      body = input.body;
+    } else if (isBodyInit(input.body)) body = input.body;
     else {
+      const problem = jsonProblem(input.body, 'body', new Set());
+      if (problem) throw inputError(stitch, 'body', `cannot be sent as JSON: ${problem}`);
       try {
         body = JSON.stringify(input.body);
       } catch (error) {
@@ -103,5 +188,5 @@ export function buildRequest(
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
   }
-  return { url: url.toString(), method, headers, body };
+  return { url: url.toString(), method, headers, body, streamed };
 }

@@ -38,7 +38,7 @@ export interface RetryOptions {
   on?: readonly number[] | ((error: StitchError) => boolean);
   /** @default { base: 100, max: 10_000, factor: 2, jitter: 'full' } */
   backoff?: BackoffOptions;
-  /** Honour a `Retry-After` header up to `max` ms; `false` ignores it. @default { max: 60_000 } */
+  /** Honour a `Retry-After` header up to `max` ms (`Infinity`: uncapped); `false` ignores it. @default { max: 60_000 } */
   retryAfter?: { max?: number } | false;
   /** `false` turns the budget off. @default { ratio: 0.2, floor: 10, window: 10_000 } */
   budget?: RetryBudgetOptions | false;
@@ -104,8 +104,8 @@ export function normalizeRetry(
   if (jitter !== 'full' && jitter !== 'none') fail('retry.backoff.jitter', "must be 'full' or 'none'");
 
   const retryAfterMax = options.retryAfter === false ? undefined : (options.retryAfter?.max ?? 60_000);
-  if (retryAfterMax !== undefined && !isNonNegative(retryAfterMax)) {
-    fail('retry.retryAfter.max', 'must be a finite number ≥ 0');
+  if (retryAfterMax !== undefined && !(isNonNegative(retryAfterMax) || retryAfterMax === Infinity)) {
+    fail('retry.retryAfter.max', 'must be a number ≥ 0 (Infinity: no cap)');
   }
 
   let budget: RetryPolicy['budget'];

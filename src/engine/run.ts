@@ -56,10 +56,21 @@ export function summarize(error: StitchError): ErrorSummary {
 }
 
 /**
- * One call of a stitch: a thenable over a single event log. `await run` gives the data or throws
- * a `StitchError`; `safe()`, `report()` and `stream()` read the same run, never a new request.
+ * One call of a stitch: a real `Promise` of its data (`await`, `.then`, `.catch`, `.finally`,
+ * `Promise.all` and `instanceof Promise` all work) over a single event log. It rejects with a
+ * `StitchError`; `safe()`, `report()` and `stream()` read the same run, never a new request.
+ *
+ * A run never raises an unhandled rejection by itself: its failure is kept for whoever reads it
+ * (`await`, `.catch`, `safe()`, `report()`), so a run read only through `report()` later, or not
+ * read at all, is not a process-level error. Promises derived from it (`run.then(f)`) are
+ * ordinary: an unhandled rejection there is reported as usual.
  */
-export class StitchRun<TData> implements PromiseLike<TData> {
+export class StitchRun<TData> extends Promise<TData> {
+  /** `then`, `catch` and `finally` return plain promises, not runs. */
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
+
   /** This run's id, as its events carry it. */
   readonly id: string;
   /** This run's events so far, in order. */
@@ -71,12 +82,23 @@ export class StitchRun<TData> implements PromiseLike<TData> {
   readonly #settled: Promise<RunResult<TData>>;
   // Typed loosely on purpose: a parameter of TData here would make StitchRun<T> invariant in T.
   #resolve!: (result: RunResult<unknown>) => void;
+  readonly #fulfil: (data: unknown) => void;
+  readonly #reject: (error: unknown) => void;
   #result: RunResult<TData> | undefined;
   #tally: RunTally | undefined;
   #wake = new Set<() => void>();
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
+    let fulfil!: (data: unknown) => void;
+    let reject!: (error: unknown) => void;
+    super((resolve, rejectWith) => {
+      fulfil = resolve as (data: unknown) => void;
+      reject = rejectWith;
+    });
+    this.#fulfil = fulfil;
+    this.#reject = reject;
+    super.then(undefined, ignore);
     this.id = id;
     this.#stitch = stitch;
     this.#clock = clock;
@@ -108,19 +130,8 @@ export class StitchRun<TData> implements PromiseLike<TData> {
     else if (outcome === 'error' && !result.ok) this.emit({ type: 'error', error: summarize(result.error) });
     this.emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started });
     this.#resolve(result);
-  }
-
-  // biome-ignore lint/suspicious/noThenProperty: a run is deliberately awaitable.
-  then<TResult1 = TData, TResult2 = never>(
-    onfulfilled?: ((value: TData) => TResult1 | PromiseLike<TResult1>) | null,
-    onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
-  ): Promise<TResult1 | TResult2> {
-    return this.#settled
-      .then((result) => {
-        if (result.ok) return result.data;
-        throw result.error;
-      })
-      .then(onfulfilled, onrejected);
+    if (result.ok) this.#fulfil(result.data);
+    else this.#reject(result.error);
   }
 
   /** Like `await run`, but a failure or cancellation is a value: `{ ok: false, error }`. */
@@ -155,7 +166,11 @@ export class StitchRun<TData> implements PromiseLike<TData> {
   }
 
   /** This run's events from its start (already-past ones first), ending with `done`. */
-  async *stream(): AsyncGenerator<StitchEvent, void, undefined> {
+  stream(): AsyncGenerator<StitchEvent, void, undefined> {
+    return this.#replay();
+  }
+
+  async *#replay(): AsyncGenerator<StitchEvent, void, undefined> {
     let next = 0;
     let wake: () => void = () => {};
     const signal = () => wake();
@@ -176,6 +191,8 @@ export class StitchRun<TData> implements PromiseLike<TData> {
     }
   }
 }
+
+const ignore = () => {};
 
 function outcomeOf(result: RunResult<unknown>): RunOutcome {
   if (result.ok) return 'success';

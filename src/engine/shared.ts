@@ -5,7 +5,8 @@
  * implements them as Lua scripts, each one round trip, timed by the Redis server's clock (the
  * processes' own clocks cannot be compared).
  */
-import { type CircuitCommand, type CircuitLimits, type CircuitState, CLOSED, circuitStep } from './circuit';
+import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep } from './circuit';
+import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
 import type { RetryBudget } from './retry';
 import type { Store } from './store';
@@ -16,6 +17,11 @@ export interface CircuitChange {
   to: CircuitState;
   /** The time the operation ran at, on the store's clock: `until` and lease `expires` are on it too. */
   now: number;
+  /**
+   * Set when the store held a corrupt breaker state (a printable account of it): the operation
+   * read it as closed and, unless it was a `read`, replaced it.
+   */
+  corrupt?: string;
 }
 
 /** What an idempotency record says about its key. */
@@ -110,20 +116,27 @@ export function storeState(store: Store, now: () => number): SharedState {
       const storeKey = `circuit:${key}`;
       const at = now();
       const step = circuitStep(command, limits, at);
-      const seen = (await store.get<CircuitState>(storeKey)) ?? CLOSED;
-      if (step(seen) === seen) return { from: seen, to: seen, now: at };
+      const read = await store.get<unknown>(storeKey);
+      const seen = asState(read);
+      const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
+      const current = seen ?? CLOSED;
+      // A corrupt value is written over by the next change, whatever the step.
+      if (command.type === 'read' || (seen !== undefined && step(current) === current))
+        return { from: current, to: current, now: at, ...corrupt };
       // Overwritten on each call of the transition; the store commits the last call's result.
-      let from = seen;
+      let from = current;
       const to =
-        (await store.update<CircuitState>(
-          storeKey,
-          (current) => {
-            from = current ?? CLOSED;
-            return step(from);
-          },
-          circuitTtl(limits),
-        )) ?? CLOSED;
-      return { from, to, now: at };
+        asState(
+          await store.update<unknown>(
+            storeKey,
+            (stored) => {
+              from = asState(stored) ?? CLOSED;
+              return step(from);
+            },
+            circuitTtl(limits),
+          ),
+        ) ?? CLOSED;
+      return { from, to, now: at, ...corrupt };
     },
     async claim(key, owner, lease) {
       const storeKey = `idempotency:${key}`;

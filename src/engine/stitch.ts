@@ -1,9 +1,12 @@
 import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
+import { rejectedRun } from './call';
 import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import { createRealClock } from './clock';
 import { defaultEngine } from './engine';
 import { configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
 import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import { normalizeRedirect, type RedirectMode } from './redirect';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
@@ -39,6 +42,28 @@ export interface StitchHooks {
   onCancel?(context: { stitch: string; reason: unknown; phase: CancelPhase; dispatched: boolean }): void;
 }
 
+/** The names of the `{name}` placeholders of a URL template, as a union (`never` for none). */
+export type PathParamNames<TUrl extends string> = TUrl extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParamNames<Rest>
+  : never;
+
+/**
+ * The input of a stitch whose URL template is known at compile time: each `{name}` of `url` (and
+ * of a literal `baseUrl`) is a required `params` field, and no other is allowed. A URL typed only
+ * as `string` gives the loose {@link StitchInput}.
+ */
+export type InputFor<TUrl extends string, TBase extends string = string> = string extends TUrl
+  ? StitchInput
+  : [PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)] extends [never]
+    ? Omit<StitchInput, 'params'>
+    : Omit<StitchInput, 'params'> & {
+        params: {
+          [TName in PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)]:
+            | string
+            | number;
+        };
+      };
+
 /** Everything `stitch()` accepts. Only `name` and a URL are required. */
 export interface StitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> {
   /** Unique per engine; used in keys, traces and errors. */
@@ -53,6 +78,12 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   headers?: Record<string, string>;
   /** A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`. */
   output?: StandardSchemaV1<unknown, TData>;
+  /**
+   * A Standard Schema validator for the call's input, run before anything else: a mismatch is
+   * `kind: 'invalid'` with the issues as `cause`, nothing sent and nothing counted. Its output
+   * (after any transforms) is what the request is built from; its input type is the stitch's.
+   */
+  input?: StandardSchemaV1<TInput, StitchInput>;
   /** @default 'json' */
   responseType?: ResponseType;
   /** Larger bodies fail with `kind: 'invalid'` and their socket is closed. @default 10 MiB */
@@ -69,6 +100,13 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   cache?: CacheOptions<TInput> | number | false;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
   coalesce?: boolean;
+  /**
+   * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
+   * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
+   * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
+   * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
+   */
+  redirect?: RedirectMode;
   /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
   idempotency?: IdempotencyOptions<TInput>;
   hooks?: StitchHooks;
@@ -82,8 +120,10 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly url: string;
   readonly headers: Headers;
   readonly output: StandardSchemaV1<unknown, TData> | undefined;
+  readonly input: StandardSchemaV1<TInput, StitchInput> | undefined;
   readonly responseType: ResponseType;
   readonly maxBodyBytes: number;
+  readonly redirect: RedirectMode;
   /** The retry policy without and with an idempotency key (a write retries only with one). */
   readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
   readonly timeout: TimeoutPolicy;
@@ -117,9 +157,15 @@ export interface StitchEngineLike {
   ): StitchRun<TData>;
 }
 
+/** A call's arguments: the input is required when it has a required field (a path param, say). */
+export type CallArgs<TInput> =
+  Partial<TInput> extends TInput
+    ? [input?: TInput, options?: CallOptions]
+    : [input: TInput, options?: CallOptions];
+
 /** A typed, callable endpoint. */
 export interface Stitch<TData = unknown, TInput extends StitchInput = StitchInput> {
-  (input?: TInput, options?: CallOptions): StitchRun<TData>;
+  (...args: CallArgs<TInput>): StitchRun<TData>;
   /** The validated configuration. */
   readonly definition: StitchDefinition<TData, TInput>;
 }
@@ -178,12 +224,14 @@ export function define<TData, TInput extends StitchInput>(
     'maxBodyBytes',
     'must be a positive integer',
   );
-  check(
-    config.output === undefined || typeof config.output?.['~standard']?.validate === 'function',
-    name,
-    'output',
-    'must be a Standard Schema validator',
-  );
+  for (const field of ['output', 'input'] as const) {
+    check(
+      config[field] === undefined || typeof config[field]?.['~standard']?.validate === 'function',
+      name,
+      field,
+      'must be a Standard Schema validator',
+    );
+  }
   for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
     check(typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
   }
@@ -206,8 +254,10 @@ export function define<TData, TInput extends StitchInput>(
     url,
     headers,
     output: config.output,
+    input: config.input,
     responseType,
     maxBodyBytes,
+    redirect: normalizeRedirect(config.redirect, name),
     retry: Object.freeze({
       plain: normalizeRetry(config.retry, method, false, name),
       keyed: normalizeRetry(config.retry, method, true, name),
@@ -222,20 +272,45 @@ export function define<TData, TInput extends StitchInput>(
   });
 }
 
+/** The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's. */
+type ResolvedInput<TInput, TUrl extends string, TBase extends string> = [TInput] extends [never]
+  ? InputFor<TUrl, TBase>
+  : TInput;
+
 /**
  * Turns an endpoint into a typed, resilient call. The config is validated now: a bad option
  * throws a `StitchError` of kind `'config'` naming the field.
+ *
+ * Types: the data comes from `output` (or the first type argument); the input from `input` (or
+ * the second type argument), else from the URL template: `url: '…/users/{id}'` makes
+ * `params: { id: string | number }` required.
  *
  * @example
  * const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
  * const user = await getUser({ params: { id: 7 } }, { signal });
  */
-export function stitch<TData = unknown, TInput extends StitchInput = StitchInput>(
-  config: StitchConfig<TData, TInput>,
-): Stitch<TData, TInput> {
-  const definition = define(config);
-  const callable = (input?: TInput, options?: CallOptions) =>
-    (options?.engine ?? defaultEngine()).call(definition, input, options);
+export function stitch<
+  TData = unknown,
+  TInput extends StitchInput = never,
+  const TUrl extends string = string,
+  const TBase extends string = string,
+>(
+  config: StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & { url: TUrl; baseUrl?: TBase },
+): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
+  type TResolved = ResolvedInput<TInput, TUrl, TBase>;
+  const definition = define(config as StitchConfig<TData, TResolved>);
+  const callable = (input?: TResolved, options?: CallOptions): StitchRun<TData> => {
+    let engine: StitchEngineLike;
+    try {
+      engine = options?.engine ?? defaultEngine();
+      if (typeof engine?.call !== 'function')
+        throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
+    } catch (error) {
+      // A call never throws: even without an engine to run on, it returns a run that rejects.
+      return rejectedRun(definition.name, error, createRealClock());
+    }
+    return engine.call(definition, input, options);
+  };
   Object.defineProperty(callable, 'name', { value: definition.name });
-  return Object.assign(callable, { definition });
+  return Object.assign(callable, { definition }) as unknown as Stitch<TData, TResolved>;
 }

@@ -2,7 +2,7 @@ import { linkSignals, onAbort } from './abort';
 import type { Clock } from './clock';
 import { configError, type TimeoutPhase } from './errors';
 
-/** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt. */
+/** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt; `Infinity` is no bound. */
 export type TimeoutOptions = number | { each?: number; total?: number };
 
 /** Normalized timeouts; `undefined` means unbounded. */
@@ -11,7 +11,10 @@ export interface TimeoutPolicy {
   total: number | undefined;
 }
 
-/** Validates `timeout`; a non-positive or non-finite value throws, naming the field. */
+/**
+ * Validates `timeout`; a value that is not a positive number throws, naming the field. Any length
+ * works (the clock chains host timers past their 2^31-1 ms limit); `Infinity` means no bound.
+ */
 export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: string): TimeoutPolicy {
   if (value !== undefined && typeof value !== 'number' && (typeof value !== 'object' || value === null)) {
     throw configError(stitchName, 'timeout', 'must be a number of milliseconds or { each, total }');
@@ -19,10 +22,14 @@ export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: 
   const options = typeof value === 'number' ? { total: value } : (value ?? {});
   const field = typeof value === 'number' ? 'timeout' : undefined;
   const check = (ms: number | undefined, name: 'each' | 'total') => {
-    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) {
-      throw configError(stitchName, field ?? `timeout.${name}`, 'must be a positive number of milliseconds');
+    if (ms !== undefined && !(typeof ms === 'number' && ms > 0)) {
+      throw configError(
+        stitchName,
+        field ?? `timeout.${name}`,
+        'must be a positive number of milliseconds (Infinity for none)',
+      );
     }
-    return ms;
+    return ms === Number.POSITIVE_INFINITY ? undefined : ms;
   };
   return { each: check(options.each, 'each'), total: check(options.total, 'total') };
 }

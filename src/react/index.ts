@@ -1,7 +1,13 @@
-export type { QueryResult, QueryStatus } from './observer';
+export type { QueryControls, QueryResult, QueryStatus } from './observer';
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export { skipToken, type UseStitchOptions, useStitch } from './useStitch';
-export type { MutationResult, MutationStatus } from './useStitchMutation';
+export type {
+  MutateArgs,
+  MutationControls,
+  MutationResult,
+  MutationState,
+  MutationStatus,
+} from './useStitchMutation';
 export { useStitchMutation } from './useStitchMutation';
 export { type UseSuspenseStitchOptions, useSuspenseStitch } from './useSuspenseStitch';

@@ -8,16 +8,13 @@ import {
   StitchError,
   type StitchInput,
 } from '../index';
+import { invoke } from './invoke';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
 export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
 
-/** What `useStitch` returns. A new object only when one of its fields changed. */
-export interface QueryResult<TData> {
-  status: QueryStatus;
-  data: TData | undefined;
-  /** The failure of this hook's own request, its `cause` intact; `null` otherwise. */
-  error: StitchError | null;
+/** What every {@link QueryResult} has, whatever its status. */
+export interface QueryControls {
   /** Whether a request for this key is in flight (this hook's or another's). */
   isFetching: boolean;
   /** Whether `data` is the previous key's, shown while this key loads (`keepPrevious`). */
@@ -27,6 +24,20 @@ export interface QueryResult<TData> {
   /** Cancels this hook's request with `reason`; the hook then shows it as its error. */
   cancel(reason?: unknown): void;
 }
+
+/**
+ * What `useStitch` returns, a union on `status`: `success` has `data: TData`, `error` has
+ * `error: StitchError` (its `cause` intact). A new object only when one of its fields changed.
+ */
+export type QueryResult<TData> = QueryControls &
+  (
+    | { status: 'idle'; data: undefined; error: null }
+    /** `data` is the previous key's while this one loads, with `keepPrevious` (`isPlaceholder`). */
+    | { status: 'pending'; data: TData | undefined; error: null }
+    | { status: 'success'; data: TData; error: null }
+    /** `data` is what the key held before this hook's own request failed, if anything. */
+    | { status: 'error'; data: TData | undefined; error: StitchError }
+  );
 
 /** What an observer works for, as of the last commit. */
 export interface ObserverTarget<TData, TInput extends StitchInput> {
@@ -75,8 +86,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
 
   /** Whether `key` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
   const youngerThan = (key: string, ms: number) => {
-    const { updatedAt } = engine.getSnapshot(key);
-    return ms > 0 && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
+    const { updatedAt, stale } = engine.getSnapshot(key);
+    return ms > 0 && !stale && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
   };
 
   const notify = () => {
@@ -89,19 +100,33 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     if (key !== undefined && data !== undefined) placeholder = { key, data };
   };
 
+  /**
+   * Follows the snapshot of `key`. An invalidation of the key (a write changed it) makes a
+   * mounted reader refetch at once, unless it is still waiting out its debounce (that wait ends
+   * in a fetch anyway); readers of one key share that refetch through the coalescer. The refetch
+   * starts a microtask later, once every listener of this change has run: starting it from inside
+   * the cache's notification would re-enter the cache before the shared request is registered.
+   */
   const watch = (key: string | undefined) => {
     if (watched?.key === key) return;
     watched?.stop();
-    watched =
-      key === undefined
-        ? undefined
-        : {
-            key,
-            stop: engine.subscribe(key, () => {
-              remember();
-              notify();
-            }),
-          };
+    if (key === undefined) {
+      watched = undefined;
+      return;
+    }
+    let invalidated = engine.getSnapshot(key).invalidated;
+    const onChange = () => {
+      const seen = engine.getSnapshot(key).invalidated;
+      if (seen !== invalidated) {
+        invalidated = seen;
+        queueMicrotask(() => {
+          if (mounted && target?.key === key && phase.type !== 'waiting') refetch();
+        });
+      }
+      remember();
+      notify();
+    };
+    watched = { key, stop: engine.subscribe(key, onChange) };
   };
 
   /** Lets go of the current work without ever showing its abort. */
@@ -125,8 +150,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   ) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
-    goal
-      .stitch(goal.input, { engine, signal: link.signal, revalidate })
+    invoke(goal.stitch, goal.input, { engine, signal: link.signal, revalidate })
       .safe()
       .then((result) => {
         link.dispose();
@@ -236,8 +260,13 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       const own = phase.type !== 'idle' && phase.key === key ? phase : undefined;
       const error = own?.type === 'settled' ? own.error : null;
       let data = snapshot?.data;
+      // An idle hook shows nothing: keeping the previous data is for a key that is loading.
       const isPlaceholder =
-        data === undefined && keepPrevious && placeholder !== undefined && placeholder.key !== key;
+        key !== undefined &&
+        data === undefined &&
+        keepPrevious &&
+        placeholder !== undefined &&
+        placeholder.key !== key;
       if (isPlaceholder) data = placeholder?.data;
       const status: QueryStatus =
         key === undefined ? 'idle' : error ? 'error' : snapshot?.data !== undefined ? 'success' : 'pending';
@@ -254,14 +283,18 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       ) {
         return last;
       }
-      last = { status, data, error, isFetching, isPlaceholder, refetch, cancel };
+      // The status is derived from the same data and error, so the union's pairing holds.
+      last = { status, data, error, isFetching, isPlaceholder, refetch, cancel } as QueryResult<TData>;
       return last;
     },
   };
 }
 
 /** The error a hook shows when its debounce wait is cancelled: the same shape a run gives. */
-function abortError(stitch: Stitch<unknown, never>, reason: unknown): StitchError {
+function abortError(
+  stitch: Stitch<unknown, never> | { definition: { name: string } },
+  reason: unknown,
+): StitchError {
   const message = reasonMessage(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }

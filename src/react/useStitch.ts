@@ -50,6 +50,14 @@ export function useStitch<TData, TInput extends StitchInput>(
   const key = idle ? undefined : engine.keyOf(stitch, value);
   const { signal, debounce = 0, staleTime = 0, keepPrevious = false } = options;
 
+  const ttl = stitch.definition.cache.ttl;
+  const read = () => observer.result(key, { keepPrevious, debounce, staleTime, ttl });
+  // Called before the effects below on purpose: React hands the store its new `read` in a passive
+  // effect of its own, and effects run in call order. Declared after them, a notification from
+  // `observer.update` would reach React's previous `read` (the old key), whose different answer
+  // costs a second commit.
+  const result = useSyncExternalStore(observer.subscribe, read, read);
+
   useEffect(() => {
     observer.mount();
     return () => observer.unmount();
@@ -61,7 +69,5 @@ export function useStitch<TData, TInput extends StitchInput>(
     observer.update({ stitch, input: value, key, signal, scope, debounce, staleTime });
   }, [observer, stitch, key, signal, scope, debounce, staleTime]);
 
-  const ttl = stitch.definition.cache.ttl;
-  const read = () => observer.result(key, { keepPrevious, debounce, staleTime, ttl });
-  return useSyncExternalStore(observer.subscribe, read, read);
+  return result;
 }

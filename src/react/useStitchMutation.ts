@@ -2,35 +2,40 @@ import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { mintKey } from '../engine/idempotency';
 import { linkSignals, type Stitch, type StitchError, type StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { invoke } from './invoke';
 import { useEngine } from './provider';
 
 /** Where a mutation is. */
 export type MutationStatus = 'idle' | 'pending' | 'success' | 'error';
 
+/** The arguments of `mutate`: the input is required when it has a required field. */
+export type MutateArgs<TInput> = Partial<TInput> extends TInput ? [input?: TInput] : [input: TInput];
+
+/** A mutation's outcome, a union on `status`: `success` has `data`, `error` a `StitchError`. */
+export type MutationState<TData> =
+  | { status: 'idle' | 'pending'; data: undefined; error: null }
+  | { status: 'success'; data: TData; error: null }
+  | { status: 'error'; data: undefined; error: StitchError };
+
 /** What `useStitchMutation` returns. */
-export interface MutationResult<TData, TInput extends StitchInput> {
-  status: MutationStatus;
-  data: TData | undefined;
-  error: StitchError | null;
+export type MutationResult<TData, TInput extends StitchInput> = MutationState<TData> &
+  MutationControls<TData, TInput>;
+
+/** What every {@link MutationResult} has, whatever its status. */
+export interface MutationControls<TData, TInput extends StitchInput> {
   /**
    * The idempotency key of the current intent: kept across re-issues until success or `reset()`.
    * Sent with a stitch that has `idempotency: true`; one with `keyOf` sends its own key instead.
    */
   idempotencyKey: string;
   /** Sends the write; the outcome lands in `status`, `data` and `error`. */
-  mutate(input?: TInput): void;
+  mutate(...args: MutateArgs<TInput>): void;
   /** Sends the write and returns its data (rejects with a `StitchError`). */
-  mutateAsync(input?: TInput): Promise<TData>;
+  mutateAsync(...args: MutateArgs<TInput>): Promise<TData>;
   /** Cancels the write in flight with `reason`; the key is kept, so re-issuing is safe. */
   cancel(reason?: unknown): void;
   /** Back to idle, with a new intent (a new idempotency key). */
   reset(): void;
-}
-
-interface MutationState<TData> {
-  status: MutationStatus;
-  data: TData | undefined;
-  error: StitchError | null;
 }
 
 const IDLE: MutationState<never> = { status: 'idle', data: undefined, error: null };
@@ -75,7 +80,7 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
       // keyed write is retried).
       const policy = stitch.definition.idempotency;
       const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
-      const result = await stitch(input, { engine, signal: link.signal, ...owned }).safe();
+      const result = await invoke(stitch, input, { engine, signal: link.signal, ...owned }).safe();
       link.dispose();
       if (inFlight.current !== controller) {
         if (result.ok) return result.data;
@@ -112,5 +117,6 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
     setKey(mintKey());
   }, []);
 
-  return { ...state, idempotencyKey, mutate, mutateAsync, cancel, reset };
+  // The callbacks take an optional input; `MutateArgs` only makes it required for callers.
+  return { ...state, idempotencyKey, mutate, mutateAsync, cancel, reset } as MutationResult<TData, TInput>;
 }

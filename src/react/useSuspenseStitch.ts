@@ -1,6 +1,8 @@
-import { useContext, useSyncExternalStore } from 'react';
-import { type Engine, linkSignals, type SafeResult, type Stitch, type StitchInput } from '../index';
+import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
+import { linkSignals, type Stitch, type StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { invoke } from './invoke';
+import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
@@ -8,27 +10,18 @@ export interface UseSuspenseStitchOptions {
   /** Aborts the suspended request (its error then reaches the error boundary). */
   signal?: AbortSignal;
   /**
-   * A suspended render that React abandons (its boundary unmounted) never says so; if no render
-   * for the key comes back within this many ms, the request is released. @default 30_000
+   * React never says when it abandons a suspended render (its boundary unmounted, say). Every
+   * this many ms a suspended read asks React to render again; one that no render asked for within
+   * a further period is released. A slow read React still waits for is never cut. @default 30_000
    */
   abandonAfter?: number;
 }
 
-/** One suspended read: the request it holds and when it counts as abandoned. */
-interface Lease {
-  readonly result: Promise<SafeResult<unknown>>;
-  /** The `StitchScope` signal it was started under. */
-  readonly scope: AbortSignal | undefined;
-  settled: SafeResult<unknown> | undefined;
-  cancelTimer: () => void;
-}
-
-const leases = new WeakMap<Engine, Map<string, Lease>>();
-
 /**
  * Like `useStitch`, for Suspense: returns data, suspends while it loads, throws a failure to the
- * nearest error boundary. The suspended request is one reference, released when the enclosing
- * `StitchScope` resets, when `signal` aborts, or when React abandons the render.
+ * nearest error boundary. The suspended request is one reference, released at once when the
+ * component re-keys or unmounts, when the enclosing `StitchScope` resets or `signal` aborts, and
+ * when React abandons the render (see `abandonAfter`).
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,
@@ -40,10 +33,33 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const key = engine.keyOf(stitch, input) ?? stitch.definition.name;
   const subscribe = (listener: () => void) => engine.subscribe(key, listener);
   const snapshot = useSyncExternalStore(subscribe, () => engine.getSnapshot<TData>(key));
+  // The lease this component waits on, kept only once it has committed (before that, React keeps
+  // no identity for it between renders, and the lease's pings find out whether it is still wanted).
+  const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);
+  const committed = useRef(false);
+
+  useEffect(() => {
+    committed.current = true;
+    return () => {
+      committed.current = false;
+      // A microtask later, so StrictMode's simulated unmount and remount keep the lease.
+      queueMicrotask(() => {
+        const current = held.current;
+        if (committed.current || !current) return;
+        held.current = undefined;
+        dropHolder(engine, current.key, current.lease, held);
+      });
+    };
+  }, [engine]);
+
+  const previous = held.current;
+  if (previous && (previous.key !== key || snapshot.data !== undefined)) {
+    held.current = undefined;
+    dropHolder(engine, previous.key, previous.lease, held);
+  }
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 
-  const byKey = leases.get(engine) ?? new Map<string, Lease>();
-  leases.set(engine, byKey);
+  const byKey = leasesOf(engine);
   let lease = byKey.get(key);
   const outcome = lease?.settled;
   if (lease && outcome) {
@@ -63,21 +79,17 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
   if (!lease || lease.settled) {
     const link = linkSignals(options.signal, scope);
-    const result = stitch(input, { engine, signal: link.signal }).safe();
-    const started: Lease = { result, scope, settled: undefined, cancelTimer: () => {} };
-    result.then((settled) => {
-      started.settled = settled;
-      started.cancelTimer();
-      link.dispose();
+    lease = openLease(engine, key, {
+      stitch: stitch.definition.name,
+      scope,
+      link,
+      abandonAfter: options.abandonAfter ?? 30_000,
+      start: () => invoke(stitch, input, { engine, signal: link.signal }).safe(),
     });
-    lease = started;
-    byKey.set(key, lease);
-    const ms = options.abandonAfter ?? 30_000;
-    const abandon = () => {
-      if (byKey.get(key) === started) byKey.delete(key);
-      link.abort(new DOMException('The suspended render was abandoned', 'AbortError'));
-    };
-    lease.cancelTimer = engine.clock.schedule(ms, abandon);
+  } else renewLease(lease);
+  if (committed.current) {
+    lease.holders.add(held);
+    held.current = { key, lease };
   }
-  throw lease.result;
+  throw lease.wake;
 }

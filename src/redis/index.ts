@@ -5,6 +5,7 @@
  * `redis` or `ioredis` client. See docs/SCALING.md.
  */
 import type { CircuitState } from '../engine/circuit';
+import { describeStored } from '../engine/circuitState';
 import { configError } from '../engine/errors';
 import {
   type CircuitChange,
@@ -62,6 +63,15 @@ const parse = (reply: unknown, what: string): unknown => {
   }
 };
 
+/** What a corrupt breaker key held: its JSON as the value it encodes, anything else as text. */
+const describeRaw = (raw: string): string => {
+  try {
+    return describeStored(JSON.parse(raw));
+  } catch {
+    return describeStored(raw);
+  }
+};
+
 /**
  * Creates a store for `createEngine({ store })` that keeps breakers, throttle rates (a `rate` is
  * then shared across processes unless the throttle says `shared: false`), retry budgets and
@@ -85,7 +95,10 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
         'a breaker change',
       ) as Record<string, unknown>;
       if (typeof change?.now !== 'number') throw garbage('a breaker change');
-      return { from: asState(change.from), to: asState(change.to), now: change.now };
+      const read = { from: asState(change.from), to: asState(change.to), now: change.now };
+      if (typeof change.corrupt === 'string') return { ...read, corrupt: describeRaw(change.corrupt) };
+      if (typeof change.kind === 'string') return { ...read, corrupt: `a Redis ${change.kind}` };
+      return read;
     },
     async claim(key, owner, lease): Promise<Claim> {
       const pending: IdempotencyRecord = { state: 'pending', owner };

@@ -12,14 +12,43 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 /**
  * KEYS[1] the breaker; ARGV: the command (JSON), the limits (JSON), the TTL in ms.
- * Returns `{ from, to, now }` as JSON; writes only when the state changes.
+ * Returns `{ from, to, now }` as JSON; writes only when the state changes. A stored value that is
+ * not a sound breaker state (`asState` in src/engine/circuitState.ts) is read as closed, returned
+ * as `corrupt` (or its Redis type as `kind`, for a key that is not a string) and, unless the
+ * command is a `read`, overwritten.
  */
 export const CIRCUIT = `${NOW}
 local command = cjson.decode(ARGV[1])
 local limits = cjson.decode(ARGV[2])
-local raw = redis.call('GET', KEYS[1])
+local function time(v) return type(v) == 'number' and v == v and v ~= math.huge and v ~= -math.huge end
+local function count(v) return time(v) and v >= 0 and math.floor(v) == v end
+local function sound(v)
+  if type(v) ~= 'table' then return false end
+  if v.state == 'closed' then
+    if not count(v.failures) then return false end
+    if v.buckets == nil then return true end
+    if type(v.buckets) ~= 'table' then return false end
+    for _, b in pairs(v.buckets) do
+      if type(b) ~= 'table' or not time(b.start) or not count(b.successes) or not count(b.failures) then
+        return false
+      end
+    end
+    return true
+  elseif v.state == 'open' then return time(v['until'])
+  elseif v.state == 'half-open' then
+    local l = v.lease
+    return l == cjson.null or (type(l) == 'table' and type(l.id) == 'string' and time(l.expires))
+  end
+  return false
+end
 local s = {state = 'closed', failures = 0}
-if raw then s = cjson.decode(raw) end
+local corrupt, kind = nil, nil
+local raw = redis.pcall('GET', KEYS[1])
+if type(raw) == 'table' and raw.err then kind = redis.call('TYPE', KEYS[1]).ok
+elseif raw then
+  local ok, decoded = pcall(cjson.decode, raw)
+  if ok and sound(decoded) then s = decoded else corrupt = raw end
+end
 local n = s
 local function open() return {state = 'open', ['until'] = now + limits.cooldown} end
 if command.type == 'admit' then
@@ -68,8 +97,9 @@ elseif command.type == 'probe' then
     else n = {state = 'half-open', lease = cjson.null} end
   end
 end
-if n ~= s then redis.call('SET', KEYS[1], cjson.encode(n), 'PX', ARGV[3]) end
-return cjson.encode({from = s, to = n, now = now})
+local replace = (corrupt or kind) and command.type ~= 'read'
+if n ~= s or replace then redis.call('SET', KEYS[1], cjson.encode(n), 'PX', ARGV[3]) end
+return cjson.encode({from = s, to = n, now = now, corrupt = corrupt, kind = kind})
 `;
 
 /**

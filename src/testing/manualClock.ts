@@ -1,7 +1,15 @@
 import { type CancelTimer, type Clock, sleepOn } from '../engine/clock';
 
-/** A clock that moves only when a test says so. */
+/**
+ * A clock that moves only when a test says so. `advance` moves both kinds of time together;
+ * `stepWall` moves the wall clock alone, as NTP or a user changing the time would.
+ */
 export interface ManualClock extends Clock {
+  /**
+   * Steps the wall clock (`wallNow()`) by `ms`, back when negative, without moving the monotonic
+   * `now()` or firing any timer: durations must not notice.
+   */
+  stepWall(ms: number): void;
   /**
    * Moves time forward by `ms`, firing every timer that falls due in order of due time. After each
    * timer it lets pending promise callbacks run, so work a timer starts (a retry after a backoff
@@ -34,10 +42,12 @@ async function flushMicrotasks(): Promise<void> {
 /**
  * Creates a manual clock starting at `start` ms. Timers due at the same moment fire in the order
  * they were scheduled.
- * @param start initial value of `now()`. @default 0
+ * @param start initial value of `now()` and of `wallNow()`. @default 0
  */
 export function createManualClock(start = 0): ManualClock {
   let now = start;
+  // The wall clock is the monotonic one plus whatever `stepWall` added.
+  let wallOffset = 0;
   let nextId = 0;
   let timers: Timer[] = [];
   let waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -68,6 +78,10 @@ export function createManualClock(start = 0): ManualClock {
 
   return {
     now: () => now,
+    wallNow: () => now + wallOffset,
+    stepWall(ms) {
+      wallOffset += ms;
+    },
     schedule,
     sleep: sleepOn(schedule),
     pending: () => timers.length,

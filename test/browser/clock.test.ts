@@ -10,3 +10,10 @@ it('the real clock sleeps and aborts in Chromium', async () => {
   await expect(sleeping).rejects.toBe(reason);
   expect(navigator.userAgent).toMatch(/Chrome/);
 });
+
+it('the real clock has a monotonic now() and a wall-clock wallNow() in Chromium', () => {
+  const clock = createRealClock();
+  const first = clock.now();
+  expect(clock.now()).toBeGreaterThanOrEqual(first);
+  expect(Math.abs(clock.wallNow() - Date.now())).toBeLessThan(1_000);
+});

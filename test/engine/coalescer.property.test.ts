@@ -108,6 +108,7 @@ function schedulerClock(s: fc.Scheduler, manual: ManualClock, violations: string
   const sleep = sleepOn(schedule);
   const clock: Clock = {
     now: () => manual.now(),
+    wallNow: () => manual.wallNow(),
     schedule,
     sleep(ms, signal) {
       // sleepOn schedules synchronously, so `schedule` sees which signal this timer belongs to.

@@ -20,7 +20,13 @@ function manualStarter<TData = string>() {
     const result = new Promise<ExecutionResult<TData>>((resolve) => {
       settle = resolve;
     });
-    const state: ExecutionState = { phase: 'before-dispatch', attempts: 0, requests: 0, status: undefined };
+    const state: ExecutionState = {
+      phase: 'before-dispatch',
+      attempts: 0,
+      requests: 0,
+      status: undefined,
+      ambiguous: false,
+    };
     starts.push({ signal, emit, settle });
     return { state, result };
   };
@@ -109,7 +115,7 @@ describe('createCoalescer', () => {
     const start: Starter<string> = (_signal, emit) => {
       emit(queued);
       return {
-        state: { phase: 'queued', attempts: 0, requests: 0, status: undefined },
+        state: { phase: 'queued', attempts: 0, requests: 0, status: undefined, ambiguous: false },
         result: new Promise(() => {}),
       };
     };

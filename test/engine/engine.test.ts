@@ -97,19 +97,25 @@ describe('createEngine', () => {
     expect(new Headers(calls[0]?.init.headers).get('x-trace')).toBe('abc');
   });
 
-  it('two different stitches may not share a name on one engine', async () => {
-    const { fetch } = stubFetch();
+  it('a redefinition under a known name replaces the old stitch; the old one is then refused', async () => {
+    const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
     const name = uniqueKey('dup');
-    await stitch({ name, url: 'https://api.test/a' })(undefined, { engine });
-    const error = await stitch({ name, url: 'https://api.test/b' })(undefined, { engine }).safe();
-    expect(error.error).toMatchObject({ kind: 'config', field: 'name' });
+    const first = stitch({ name, url: 'https://api.test/a' });
+    await first(undefined, { engine });
+    const second = stitch({ name, url: 'https://api.test/b' });
+    await expect(second(undefined, { engine })).resolves.toEqual({ ok: true });
+    const error = await first(undefined, { engine }).safe();
+    expect(error.error).toMatchObject({ kind: 'config', field: 'name', requests: 0 });
+    expect(error.error?.message).toMatch(/newer stitch.*its own name/);
+    expect(calls.map((call) => call.url)).toEqual(['https://api.test/a', 'https://api.test/b']);
   });
 
   it('bad input rejects the run with a config error and sends nothing', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
     const get = stitch({ name: uniqueKey('input'), url: 'https://api.test/users/{id}' });
+    // @ts-expect-error the missing param is a type error, and caught at run time for untyped callers
     const result = await get({ params: {} }, { engine }).safe();
     expect(result.error).toMatchObject({ kind: 'config', field: 'params.id', requests: 0 });
     expect(calls).toHaveLength(0);

@@ -123,15 +123,24 @@ describe('normalizeTimeout', () => {
     expect(normalizeTimeout(undefined, 's')).toEqual({ each: undefined, total: undefined });
   });
 
+  it('takes Infinity as no bound, and any finite length as it is', () => {
+    expect(normalizeTimeout(Number.POSITIVE_INFINITY, 's')).toEqual({ each: undefined, total: undefined });
+    const month = 30 * 24 * 3_600_000;
+    expect(normalizeTimeout({ each: Number.POSITIVE_INFINITY, total: month }, 's')).toEqual({
+      each: undefined,
+      total: month,
+    });
+  });
+
   it.each<[unknown, string]>([
     [0, 'timeout'],
     [-5, 'timeout'],
     [Number.NaN, 'timeout'],
-    [Number.POSITIVE_INFINITY, 'timeout'],
+    ['30000', 'timeout'],
     [{ each: 0 }, 'timeout.each'],
     [{ each: -1, total: 10 }, 'timeout.each'],
     [{ total: Number.NaN }, 'timeout.total'],
-    [{ each: 10, total: Number.POSITIVE_INFINITY }, 'timeout.total'],
+    [{ each: 10, total: '1s' }, 'timeout.total'],
   ])('refuses %s, naming %s', (value, field) => {
     const error = thrownBy(() => normalizeTimeout(value as number, 'getUser'));
     expect(isStitchError(error)).toBe(true);

@@ -178,6 +178,42 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     for (const key of keys) expect(Number(await send(['PTTL', key]))).toBeGreaterThan(0);
   });
 
+  it.each<[string, string[]]>([
+    ['text that is not JSON', ['SET', 'garbage']],
+    ['a number', ['SET', '42']],
+    ['open without until', ['SET', '{"state":"open"}']],
+    ['open with until null (NaN, as JSON writes it)', ['SET', '{"state":"open","until":null}']],
+    ['closed with failures -1', ['SET', '{"state":"closed","failures":-1}']],
+    ['half-open with a lease without expiry', ['SET', '{"state":"half-open","lease":{"id":"x"}}']],
+    ['closed with buckets that are not', ['SET', '{"state":"closed","failures":0,"buckets":"many"}']],
+    ['a list, not a string', ['RPUSH', 'x']],
+  ])(
+    'a corrupt breaker key (%s): the call goes ahead, a store event says so, the write replaces it',
+    async (_label, [command, value]) => {
+      await using s = await setup('redis', () => ok);
+      const key = `${s.prefix}circuit:vendor`;
+      await send([command as string, key, value as string]);
+      // A read neither reports nor repairs: circuitState just never hands the garbage out.
+      expect(await s.engine.circuitState('vendor')).toEqual({ state: 'closed', failures: 0 });
+
+      const run = s.read(undefined, { engine: s.engine });
+      await expect(run).resolves.toEqual({ ok: true });
+      expect(s.vendor.requests()).toBe(1);
+      const said = await storeEvents(run);
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({
+        operation: 'circuit',
+        key: 'vendor',
+        error: expect.stringContaining('corrupt breaker state'),
+      });
+
+      expect(JSON.parse((await send(['GET', key])) as string)).toEqual({ state: 'closed', failures: 0 });
+      const next = s.read(undefined, { engine: s.engine });
+      await next;
+      expect(await storeEvents(next)).toEqual([]);
+    },
+  );
+
   it('a server that forgot its scripts (restarted, flushed) is sent them again', async () => {
     await using s = await setup('redis', () => ({ status: 503, body: {} }));
     await s.read(undefined, { engine: s.engine }).safe();

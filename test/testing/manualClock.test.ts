@@ -93,3 +93,18 @@ describe('untilPending', () => {
     await clock.untilPending(1);
   });
 });
+
+describe('stepWall', () => {
+  it('moves wallNow() alone: now() and the timers stay put', async () => {
+    const clock = createManualClock(1_000);
+    const fired: number[] = [];
+    clock.schedule(100, () => fired.push(clock.now()));
+    expect(clock.wallNow()).toBe(1_000);
+    clock.stepWall(-3_600_000);
+    expect(clock.now()).toBe(1_000);
+    expect(clock.wallNow()).toBe(1_000 - 3_600_000);
+    await clock.advance(100);
+    expect(fired).toEqual([1_100]);
+    expect(clock.wallNow()).toBe(1_100 - 3_600_000);
+  });
+});

@@ -1,7 +1,10 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type InputFor,
+  isAbortError,
   isStitchError,
+  type PathParamNames,
   type RunReport,
   type SafeResult,
   type Stitch,
@@ -9,6 +12,7 @@ import {
   type StitchEvent,
   type StitchRun,
   stitch,
+  type TimeoutPhase,
 } from '../../src/index';
 
 const User = z.object({ id: z.number(), name: z.string() });
@@ -17,7 +21,7 @@ type User = z.infer<typeof User>;
 describe('stitch() typing', () => {
   it('infers the data type from a zod output schema', async () => {
     const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
-    expectTypeOf(getUser).toEqualTypeOf<Stitch<User>>();
+    expectTypeOf(getUser).toEqualTypeOf<Stitch<User, InputFor<'https://api.example.com/users/{id}'>>>();
     const run = getUser({ params: { id: 7 } });
     expectTypeOf(run).toEqualTypeOf<StitchRun<User>>();
     expectTypeOf(await run).toEqualTypeOf<User>();
@@ -25,7 +29,7 @@ describe('stitch() typing', () => {
 
   it('narrows safe() on ok', async () => {
     const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
-    const result = await getUser().safe();
+    const result = await getUser({ params: { id: 7 } }).safe();
     expectTypeOf(result).toEqualTypeOf<SafeResult<User>>();
     if (result.ok) {
       expectTypeOf(result.data).toEqualTypeOf<User>();
@@ -60,6 +64,55 @@ describe('stitch() typing', () => {
   });
 });
 
+describe('inputs typed from the URL template and the input schema', () => {
+  const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
+
+  it('makes each {param} a required params field, and refuses others', () => {
+    getUser({ params: { id: 7 } });
+    getUser({ params: { id: '7' }, query: { fields: 'name' } });
+    // @ts-expect-error the input is required: it has a path param
+    getUser();
+    // @ts-expect-error a misspelt param
+    getUser({ params: { idd: 7 } });
+    // @ts-expect-error params is required
+    getUser({ query: { q: 'x' } });
+    expectTypeOf<PathParamNames<'https://a.test/{org}/repos/{repo}'>>().toEqualTypeOf<'org' | 'repo'>();
+  });
+
+  it('reads params from a literal baseUrl too, and none from a URL typed only as string', () => {
+    const listRepos = stitch({ name: 'repos', baseUrl: 'https://api.test/orgs/{org}', url: 'repos/{kind}' });
+    listRepos({ params: { org: 'acme', kind: 'public' } });
+    // @ts-expect-error the base's param is missing
+    listRepos({ params: { kind: 'public' } });
+    const dynamic: string = 'https://api.test/users/{id}';
+    const loose = stitch({ name: 'loose', url: dynamic });
+    loose();
+    loose({ params: { anything: 1 } });
+  });
+
+  it('lets a URL without params be called without input, and refuses params on it', () => {
+    const ping = stitch({ name: 'ping', url: 'https://api.example.com/ping' });
+    ping();
+    ping({ query: { verbose: true } });
+    // @ts-expect-error the URL has no {id}
+    ping({ params: { id: 7 } });
+  });
+
+  it('types the input from an input schema', () => {
+    const Search = z.object({ query: z.object({ q: z.string().min(1), limit: z.number().optional() }) });
+    const search = stitch({
+      name: 'search',
+      url: 'https://api.example.com/search',
+      input: Search,
+      output: User,
+    });
+    search({ query: { q: 'ada' } });
+    // @ts-expect-error q must be a string
+    search({ query: { q: 7 } });
+    expectTypeOf(search).parameter(0).toEqualTypeOf<z.input<typeof Search>>();
+  });
+});
+
 describe('StitchEvent, guards and reports', () => {
   it('narrows an event by type', () => {
     const handle = (event: StitchEvent) => {
@@ -80,6 +133,31 @@ describe('StitchEvent, guards and reports', () => {
       expectTypeOf(event.run).toEqualTypeOf<string>();
     };
     expectTypeOf(handle).toBeFunction();
+  });
+
+  it('narrows a StitchError by kind', () => {
+    const check = (error: StitchError) => {
+      if (error.kind === 'timeout') expectTypeOf(error.phase).toEqualTypeOf<'each' | 'total'>();
+      if (error.kind === 'aborted') expectTypeOf(error.name).toEqualTypeOf<'AbortError'>();
+      if (error.kind === 'http') expectTypeOf(error.status).toEqualTypeOf<number>();
+      if (error.kind === 'circuit-open') expectTypeOf(error.retryAfter).toEqualTypeOf<number>();
+      if (error.kind === 'config') expectTypeOf(error.field).toEqualTypeOf<string>();
+      if (error.kind === 'network') expectTypeOf(error.phase).toEqualTypeOf<TimeoutPhase | undefined>();
+      expectTypeOf(error.cause).toEqualTypeOf<unknown>();
+    };
+    expectTypeOf(check).toBeFunction();
+  });
+
+  it('narrows unknown with isAbortError, so the cause can be read', () => {
+    const check = (error: unknown) => {
+      if (isAbortError(error)) {
+        expectTypeOf(error.cause).toEqualTypeOf<unknown>();
+        expectTypeOf(error.name).toEqualTypeOf<'AbortError'>();
+        expectTypeOf(error.message).toEqualTypeOf<string>();
+        if (isStitchError(error)) expectTypeOf(error.kind).toEqualTypeOf<'aborted'>();
+      }
+    };
+    expectTypeOf(check).toBeFunction();
   });
 
   it('narrows unknown to StitchError with isStitchError', () => {

@@ -14,14 +14,17 @@ export const POLICIES = {
 
 export type Call = (i: number) => Promise<unknown>;
 
+/** What the measured stitch takes. */
+type ItemInput = { query: { i: number } };
+
 /** A fresh engine and stitch per measurement, so no state (breaker, rate window) carries over. */
 export function stitchCall(
   origin: string,
   fetch?: typeof globalThis.fetch,
-  policies: Partial<StitchConfig> = POLICIES,
+  policies: Partial<Omit<StitchConfig, 'input'>> = POLICIES,
 ): { call: (i: number) => StitchRun<unknown>; engine: Engine } {
   const engine = createEngine(fetch ? { fetch } : {});
-  const item = stitch<unknown, { query: { i: number } }>({
+  const item = stitch<unknown, ItemInput>({
     name: 'item',
     url: `${origin}/item`,
     ...policies,

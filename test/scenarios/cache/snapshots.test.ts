@@ -82,7 +82,7 @@ describe('subscribe and getSnapshot', () => {
     unsubscribe();
     engine.invalidate(getUser, input);
     expect(seen).toHaveLength(calls);
-    expect(engine.getSnapshot(key).data).toBeUndefined();
+    expect(engine.getSnapshot(key)).toMatchObject({ data: ada, stale: true });
   });
 });
 
@@ -125,7 +125,7 @@ describe('fetching', () => {
 });
 
 describe('invalidate', () => {
-  it('(stitch, input) drops that entry only and tells its subscribers; the next read of it fetches', async () => {
+  it('(stitch, input) marks that entry only stale and tells its subscribers; the next read of it fetches', async () => {
     const { vendor, engine } = await startScenario();
     const getUser = userStitch(vendor);
     await Promise.all([getUser(byId(1), { engine }), getUser(byId(2), { engine })]);
@@ -137,11 +137,16 @@ describe('invalidate', () => {
     engine.subscribe(two, onTwo);
 
     engine.invalidate(getUser, byId(1));
-    // Dropping what is already gone is no change: nobody is told twice.
+    // Each invalidation is news (a second write needs a second refetch): subscribers hear both.
     engine.invalidate(getUser, byId(1));
-    expect(onOne).toHaveBeenCalledOnce();
+    expect(onOne).toHaveBeenCalledTimes(2);
     expect(onTwo).not.toHaveBeenCalled();
-    expect(engine.getSnapshot(one)).toMatchObject({ data: undefined, updatedAt: undefined });
+    // The data stays, for readers to show while they refetch; no cache lookup serves it.
+    expect(engine.getSnapshot(one)).toMatchObject({
+      data: { path: '/users/1', query: {} },
+      stale: true,
+      invalidated: 2,
+    });
     expect(engine.getSnapshot(two)).toBe(kept);
 
     const refetched = getUser(byId(1), { engine });
@@ -153,7 +158,7 @@ describe('invalidate', () => {
     expect(vendor.requests()).toBe(3);
   });
 
-  it('(stitch) drops every entry of that stitch and none of another stitch, even one whose name extends it', async () => {
+  it('(stitch) marks every entry of that stitch stale and none of another stitch, even one whose name extends it', async () => {
     const { vendor, engine } = await startScenario();
     const getUser = userStitch(vendor);
     const getArchived = userStitch(vendor, `${getUser.definition.name}-archived`);
@@ -175,9 +180,8 @@ describe('invalidate', () => {
     engine.subscribe(otherKey, onOther);
 
     engine.invalidate(getUser);
-    engine.invalidate(getUser);
     for (const listener of listeners) expect(listener).toHaveBeenCalledOnce();
-    for (const key of keys) expect(engine.getSnapshot(key).data).toBeUndefined();
+    for (const key of keys) expect(engine.getSnapshot(key)).toMatchObject({ stale: true, invalidated: 1 });
     expect(onOther).not.toHaveBeenCalled();
     expect(engine.getSnapshot(otherKey)).toBe(other);
 

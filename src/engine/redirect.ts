@@ -1,0 +1,158 @@
+/**
+ * Redirects, followed by the engine rather than by `fetch`: fetch strips only `Authorization`,
+ * `Cookie` and `Proxy-Authorization` when a redirect leaves the origin, so an `x-api-key` (or any
+ * header the engine counts as a secret) would follow a 302 to another host. Here each hop is
+ * checked, stripped of every secret header when it changes origin, and traced (redacted).
+ */
+import type { ExecutionContext } from './attempt';
+import { configError } from './errors';
+import { redactUrl } from './events';
+
+/** What a stitch does with a 3xx: follow it (secrets never cross origins), fail, or return it. */
+export type RedirectMode = 'follow' | 'error' | 'manual';
+
+const MODES: readonly RedirectMode[] = ['follow', 'error', 'manual'];
+
+/** As fetch: more hops than this is a loop. */
+export const MAX_REDIRECTS = 20;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Whether `status` is one a redirect is made of. */
+export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(status);
+
+/** Validates the `redirect` option. @default 'follow' */
+export function normalizeRedirect(value: unknown, stitchName: string): RedirectMode {
+  if (value === undefined) return 'follow';
+  if (!MODES.includes(value as RedirectMode)) {
+    throw configError(stitchName, 'redirect', `must be one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
+  }
+  return value as RedirectMode;
+}
+
+/** A redirect the engine will not follow; the attempt fails with kind `'http'`, never retried. */
+export class RedirectRefused extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** Why the engine does not follow a hop to `next`; `undefined` when it does. */
+function refusalOf(mode: RedirectMode, hop: number, next: URL | undefined): string | undefined {
+  if (mode === 'error') return "redirect is 'error'";
+  if (hop >= MAX_REDIRECTS) return `more than ${MAX_REDIRECTS} redirects`;
+  if (!next) return 'to an invalid location';
+  if (!/^https?:$/.test(next.protocol)) return `to a ${next.protocol} URL`;
+  // fetch would refuse it with an error quoting the URL, credentials and all.
+  if (next.username !== '' || next.password !== '') return 'to a URL with credentials';
+  return undefined;
+}
+
+/**
+ * Sends the request and follows its redirects as `context.definition.redirect` says. Every hop
+ * is a request that left the process (`state.requests`) and a `redirect` event. On a change of
+ * origin every secret header is dropped; a 303 (and a 301/302 of a POST) becomes a bodiless GET,
+ * as fetch does; a stream body cannot be sent twice, so a 307/308 of one is refused.
+ * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, a target with
+ * credentials, or a redirect whose target the platform hides (see `followHidden`) when the
+ * request carries a secret.
+ */
+export async function sendFollowing<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  headers: Headers,
+  signal: AbortSignal,
+): Promise<Response> {
+  const { definition, parts, request, state } = context;
+  const mode = definition.redirect;
+  let url = request.url;
+  let method = request.method;
+  let body = request.body;
+  for (let hop = 0; ; hop++) {
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal, redirect: 'manual' };
+    // A stream body needs half duplex in fetch (Node refuses it otherwise).
+    if (request.streamed && body !== undefined) init.duplex = 'half';
+    if (hop > 0) state.requests += 1;
+    const response = await parts.fetch(url, init);
+    if (mode === 'manual') return response;
+    if (response.type === 'opaqueredirect') return followHidden(context, attempt, init, url, headers);
+    const location = response.headers.get('location');
+    if (!isRedirect(response.status) || location === null) return response;
+    // Nobody reads this hop's body: free its socket now.
+    await response.body?.cancel().catch(() => {});
+    const { status } = response;
+    const from = redactUrl(url, parts.secret);
+    const refuse = (why: string) =>
+      new RedirectRefused(status, `${method} ${from} redirected (${status}): ${why}`);
+    const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+    const refusal = refusalOf(mode, hop, next);
+    if (refusal !== undefined || !next) throw refuse(refusal ?? '');
+    const crossOrigin = next.origin !== new URL(url).origin;
+    const dropped: string[] = [];
+    if (crossOrigin) {
+      for (const name of [...headers.keys()]) {
+        if (parts.secret.has(name)) {
+          headers.delete(name);
+          dropped.push(name);
+        }
+      }
+    }
+    const toGet =
+      status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+    if (toGet) {
+      method = 'GET';
+      body = undefined;
+      for (const name of [...headers.keys()]) if (name.startsWith('content-')) headers.delete(name);
+    } else if (request.streamed && body !== undefined) {
+      throw refuse('a stream body cannot be sent twice');
+    }
+    url = next.toString();
+    context.emit({
+      type: 'redirect',
+      attempt,
+      status,
+      from,
+      to: redactUrl(url, parts.secret),
+      method,
+      crossOrigin,
+      dropped,
+    });
+  }
+}
+
+/**
+ * A browser hides a redirect's target from script (an `opaqueredirect` response), so the engine
+ * cannot check where it goes. A request carrying no secret header has nothing to leak: it is sent
+ * again with fetch's own `redirect: 'follow'`, and the hop is traced from where it landed. One
+ * carrying a secret header (or a stream body, which cannot be sent twice) is refused.
+ */
+async function followHidden<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  init: RequestInit,
+  url: string,
+  headers: Headers,
+): Promise<Response> {
+  const { parts, request, state } = context;
+  const from = redactUrl(url, parts.secret);
+  const carriesSecret = [...headers.keys()].some((name) => parts.secret.has(name));
+  if (context.definition.redirect === 'error' || carriesSecret || request.streamed) {
+    throw new RedirectRefused(0, `${init.method} ${from} was redirected, and this platform hides where to`);
+  }
+  state.requests += 1;
+  const response = await parts.fetch(url, { ...init, redirect: 'follow' });
+  const landed = response.url === '' ? url : response.url;
+  context.emit({
+    type: 'redirect',
+    attempt,
+    status: 0,
+    from,
+    to: redactUrl(landed, parts.secret),
+    method: init.method ?? request.method,
+    crossOrigin: new URL(landed).origin !== new URL(url).origin,
+    dropped: [],
+  });
+  return response;
+}

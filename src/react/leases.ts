@@ -1,0 +1,136 @@
+import type { Engine, LinkedSignal, SafeResult } from '../index';
+
+/**
+ * One suspended read, shared by every render that suspends on its key. React gives no sign when
+ * it abandons a suspended render, so a lease asks: every `abandonAfter` ms it resolves the
+ * promise React waits on (a "ping"), and React, if it still wants the data, renders the
+ * component again, which finds the lease and renews it. A lease that no render came back for
+ * within a period after a ping is abandoned: its request is released (the socket closes when it
+ * was the last reference). A read slower than `abandonAfter` that React still waits for thus
+ * completes once, however slow.
+ */
+export interface Lease {
+  /** The stitch it reads (leases of one stitch learn of each other's re-keys). */
+  readonly stitch: string;
+  readonly result: Promise<SafeResult<unknown>>;
+  /** The `StitchScope` signal it was started under. */
+  readonly scope: AbortSignal | undefined;
+  settled: SafeResult<unknown> | undefined;
+  /** What a suspending render throws: settles when the read does, or at the next ping. */
+  wake: Promise<void>;
+  /** Committed components suspended on it; a re-key or unmount of the last one releases it. */
+  readonly holders: Set<object>;
+}
+
+interface LeaseState extends Lease {
+  readonly link: LinkedSignal;
+  /** A ping went out and no render has come back since. */
+  awaiting: boolean;
+  wakeUp: () => void;
+  cancelTimer: () => void;
+}
+
+const registry = new WeakMap<Engine, Map<string, LeaseState>>();
+
+/** The leases of one engine, by key. */
+export function leasesOf(engine: Engine): Map<string, Lease> {
+  let byKey = registry.get(engine);
+  if (!byKey) {
+    byKey = new Map();
+    registry.set(engine, byKey);
+  }
+  return byKey;
+}
+
+const abandoned = () => new DOMException('The suspended render was abandoned', 'AbortError');
+const superseded = () =>
+  new DOMException('Superseded: the suspended component moved to another input', 'AbortError');
+
+function freshWake(lease: LeaseState) {
+  lease.wake = new Promise((resolve) => {
+    lease.wakeUp = resolve;
+  });
+}
+
+/** Lets go of a lease's request now (a no-op once it settled) and forgets the lease. */
+function release(engine: Engine, key: string, lease: LeaseState, reason: unknown) {
+  const byKey = leasesOf(engine) as Map<string, LeaseState>;
+  if (byKey.get(key) === lease) byKey.delete(key);
+  lease.cancelTimer();
+  lease.link.abort(reason);
+  lease.wakeUp();
+}
+
+/** Starts a lease for `key` on `link`; `start` sends the read on the link's signal. */
+export function openLease(
+  engine: Engine,
+  key: string,
+  options: {
+    stitch: string;
+    scope: AbortSignal | undefined;
+    link: LinkedSignal;
+    abandonAfter: number;
+    start: () => Promise<SafeResult<unknown>>;
+  },
+): Lease {
+  const byKey = leasesOf(engine) as Map<string, LeaseState>;
+  const result = options.start();
+  const lease: LeaseState = {
+    stitch: options.stitch,
+    result,
+    scope: options.scope,
+    settled: undefined,
+    wake: Promise.resolve(),
+    holders: new Set(),
+    link: options.link,
+    awaiting: false,
+    wakeUp: () => {},
+    cancelTimer: () => {},
+  };
+  freshWake(lease);
+  const tick = () => {
+    if (lease.awaiting) {
+      release(engine, key, lease, abandoned());
+      return;
+    }
+    lease.awaiting = true;
+    const ping = lease.wakeUp;
+    freshWake(lease);
+    lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
+    ping();
+  };
+  lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
+  result.then((settled) => {
+    lease.settled = settled;
+    lease.cancelTimer();
+    lease.link.dispose();
+    lease.wakeUp();
+  });
+  // A new read of a stitch may be a component that moved off another key before any of its
+  // renders committed (React keeps no identity for those): the other unsettled leases of the
+  // stitch are pinged now, so one that nobody renders any more is let go at its next tick.
+  for (const other of byKey.values()) {
+    if (other.stitch !== lease.stitch || other.settled || other.holders.size > 0 || other.awaiting) continue;
+    other.awaiting = true;
+    const ping = other.wakeUp;
+    freshWake(other);
+    ping();
+  }
+  byKey.set(key, lease);
+  return lease;
+}
+
+/** A render came back for the lease: it is still wanted. */
+export function renewLease(lease: Lease): void {
+  (lease as LeaseState).awaiting = false;
+}
+
+/**
+ * `holder` (a committed component) no longer waits on the lease of `key`: it re-keyed or
+ * unmounted. The last holder's departure releases the request at once.
+ */
+export function dropHolder(engine: Engine, key: string, lease: Lease, holder: object): void {
+  const state = lease as LeaseState;
+  if (!state.holders.delete(holder) || state.holders.size > 0 || state.settled) return;
+  release(engine, key, state, superseded());
+}

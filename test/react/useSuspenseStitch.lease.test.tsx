@@ -1,0 +1,121 @@
+/**
+ * The suspended read's lease: a read slower than `abandonAfter` that React still waits for
+ * completes once (no request is cut and re-sent); a read React really abandoned is released; a
+ * re-key lets go of the superseded request at once when the component had committed, and within
+ * one `abandonAfter` when it never had (React keeps no identity for it). Against the real vendor,
+ * on the manual clock.
+ */
+import { act, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { describe, expect, it } from 'vitest';
+import { useSuspenseStitch } from '../../src/react/index';
+import { flushMicrotasks, setup } from './harness';
+import { type UserStitch, userStitch } from './users';
+
+const ABANDON_AFTER = 1_000;
+
+function Profile({ getUser, id }: { getUser: UserStitch; id: number }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id } }, { abandonAfter: ABANDON_AFTER });
+  return <p>{`user ${data.name}`}</p>;
+}
+
+function Page({ getUser, id }: { getUser: UserStitch; id: number }) {
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <Profile getUser={getUser} id={id} />
+    </Suspense>
+  );
+}
+
+describe('the suspended read', () => {
+  it('slower than abandonAfter while React waits: one request, completed, shown', async () => {
+    const { vendor, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(<Page getUser={getUser} id={7} />, { wrapper });
+    await vendor.arrival(1);
+    for (let period = 0; period < 6; period++) {
+      await act(async () => {
+        await clock.advance(ABANDON_AFTER);
+        await flushMicrotasks();
+      });
+      expect(screen.getByText('loading')).toBeTruthy();
+    }
+    expect(vendor.ledger[0]).toMatchObject({ hungUp: false, answered: false });
+    await answer(1, { body: { id: 7, name: 'Ada' } });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('abandoned by React (the tree unmounted while suspended): released after a ping nobody answered', async () => {
+    const { vendor, clock, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const { unmount } = render(<Page getUser={getUser} id={7} />, { wrapper });
+    await vendor.arrival(1);
+    unmount();
+    await act(async () => {
+      await clock.advance(ABANDON_AFTER);
+      await flushMicrotasks();
+    });
+    expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
+    await act(async () => {
+      await clock.advance(ABANDON_AFTER);
+    });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    expect(vendor.requests()).toBe(1);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a committed component that re-keys while suspended lets go of the old request at once', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Page getUser={getUser} id={1} />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    expect(screen.getByText('user One')).toBeTruthy();
+
+    await act(async () => rerender(<Page getUser={getUser} id={2} />));
+    expect(screen.getByText('loading')).toBeTruthy();
+    await vendor.arrival(2);
+    await act(async () => rerender(<Page getUser={getUser} id={3} />));
+    await vendor.arrival(3);
+    // No clock moved: the superseded request was let go by the re-key itself.
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+    await answer(3, { body: { id: 3, name: 'Three' } });
+    expect(screen.getByText('user Three')).toBeTruthy();
+    expect(vendor.requests()).toBe(3);
+  });
+
+  it('a component that never committed re-keys: the old request goes within one abandonAfter', async () => {
+    const { vendor, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Page getUser={getUser} id={1} />, { wrapper });
+    await vendor.arrival(1);
+    await act(async () => rerender(<Page getUser={getUser} id={2} />));
+    await vendor.arrival(2);
+    await act(async () => {
+      await clock.advance(ABANDON_AFTER);
+      await flushMicrotasks();
+    });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+    await answer(2, { body: { id: 2, name: 'Two' } });
+    expect(screen.getByText('user Two')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('an unmount of a committed, suspended component lets go of its request at once', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender, unmount } = render(<Page getUser={getUser} id={1} />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    await act(async () => rerender(<Page getUser={getUser} id={2} />));
+    await vendor.arrival(2);
+    await act(async () => {
+      unmount();
+      await flushMicrotasks();
+    });
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+  });
+});

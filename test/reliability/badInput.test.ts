@@ -1,0 +1,221 @@
+/**
+ * Issue 12, item 2: bad input ends as a `StitchError` of kind `config` naming the field, with
+ * nothing sent and nothing counted (the breaker below opens on one failure, so any counted
+ * attempt would show). A call never throws synchronously: it returns a run that rejects. A
+ * `ReadableStream` body is supported: sent once with `duplex: 'half'`, never retried.
+ * Generated hostile inputs: `badInput.property.test.ts`.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { rejection, startScenario } from '../helpers/runs';
+import type { Vendor } from '../helpers/vendor';
+
+/** A write that would retry (it carries a key) and a breaker that opens on one failure. */
+function charge(vendor: Vendor) {
+  return stitch({
+    name: uniqueKey('charge'),
+    method: 'POST',
+    url: vendor.url('/charges/{id}'),
+    idempotency: true,
+    retry: { attempts: 3, backoff: { base: 0 }, budget: false },
+    circuit: { failures: 1 },
+  });
+}
+
+/** Calls without letting a synchronous throw escape the test's own expectations. */
+function callSafely(call: () => StitchRun<unknown>): StitchRun<unknown> {
+  let run: StitchRun<unknown> | undefined;
+  expect(() => {
+    run = call();
+  }).not.toThrow();
+  return run as StitchRun<unknown>;
+}
+
+/** The run rejected as `config` naming `field`, with nothing sent, nothing counted. */
+async function expectRefused(
+  run: StitchRun<unknown>,
+  vendor: Vendor,
+  engine: Engine,
+  field: string | RegExp,
+) {
+  const error = await rejection(run);
+  expect(error).toMatchObject({
+    kind: 'config',
+    requests: 0,
+    attempts: 0,
+    dispatched: false,
+    retryable: false,
+  });
+  expect(error.field).toMatch(field);
+  expect(vendor.requests()).toBe(0);
+  expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+  expect((await run.report()).requests).toBe(0);
+}
+
+describe('bad input is a config error: nothing sent, nothing counted', () => {
+  it.each(['key\r\nx-injected: 1', 'key\nx', 'key\0x', ' padded '])('an idempotency key %j', async (key) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() => charge(vendor)({ params: { id: 1 } }, { engine, idempotencyKey: key }));
+    await expectRefused(run, vendor, engine, 'idempotencyKey');
+  });
+
+  it('a keyOf that gives a key with CR/LF, or no string at all', async () => {
+    const { vendor, engine } = await startScenario();
+    for (const key of ['a\r\nb', 42]) {
+      const keyed = stitch({
+        name: uniqueKey('keyed'),
+        method: 'POST',
+        url: vendor.url('/k'),
+        idempotency: { keyOf: () => key as string },
+        circuit: { failures: 1 },
+      });
+      await expectRefused(keyed({}, { engine }), vendor, engine, 'idempotency.keyOf');
+    }
+  });
+
+  it.each(['a\r\nx-injected: 1', 'a\nb', 'a\0b'])('a header value %j', async (value) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() =>
+      charge(vendor)({ params: { id: 1 }, headers: { 'x-note': value } }, { engine }),
+    );
+    await expectRefused(run, vendor, engine, 'headers.x-note');
+  });
+
+  it('a cyclic query or params rejects (no RangeError thrown out of the call)', async () => {
+    const { vendor, engine } = await startScenario();
+    const query: Record<string, unknown> = { q: 'x' };
+    query.self = query;
+    const params: Record<string, unknown> = { id: 1 };
+    params.self = params;
+    await expectRefused(
+      callSafely(() => charge(vendor)({ params: { id: 1 }, query } as StitchInput, { engine })),
+      vendor,
+      engine,
+      'query.self',
+    );
+    await expectRefused(
+      callSafely(() => charge(vendor)({ params } as StitchInput, { engine })),
+      vendor,
+      engine,
+      'params.self',
+    );
+  });
+
+  it.each<[string, unknown]>([
+    ['an object', { a: 1 }],
+    ['a function', () => 'source code'],
+    ['a symbol', Symbol('s')],
+    ['NaN', Number.NaN],
+    ['a list holding an object', ['a', { b: 1 }]],
+  ])('a query value that is %s', async (_label, value) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() =>
+      charge(vendor)({ params: { id: 1 }, query: { q: value } } as StitchInput, { engine }),
+    );
+    await expectRefused(run, vendor, engine, 'query.q');
+  });
+
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  it.each<[string, unknown]>([
+    ['a Map', new Map([['a', 1]])],
+    ['a Set', new Set([1])],
+    ['a function', () => 1],
+    ['a symbol', Symbol('s')],
+    ['a Map inside an object', { nested: { map: new Map() } }],
+    ['a function inside a list', [1, () => 1]],
+    ['a bigint', { n: 10n }],
+    ['Infinity', { n: Number.POSITIVE_INFINITY }],
+    ['a cycle', cyclic],
+  ])('a body that is %s', async (_label, body) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() => charge(vendor)({ params: { id: 1 }, body }, { engine }));
+    await expectRefused(run, vendor, engine, 'body');
+  });
+
+  it.each<[string, unknown]>([
+    ['a signal that is not an AbortSignal', { signal: { aborted: false } }],
+    ['a revalidate that is not a boolean', { revalidate: 'yes' }],
+  ])('%s', async (_label, options) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() =>
+      charge(vendor)({ params: { id: 1 } }, { ...(options as object), engine } as never),
+    );
+    await expectRefused(run, vendor, engine, /^(signal|revalidate)$/);
+  });
+
+  it('an engine option that is not an engine, or an input whose getter throws: a run that rejects', async () => {
+    const { vendor, engine } = await startScenario();
+    const read = charge(vendor);
+    const notAnEngine = callSafely(() => read({ params: { id: 1 } }, { engine: {} as Engine }));
+    expect(await rejection(notAnEngine)).toMatchObject({ kind: 'config', field: 'engine' });
+    const hostile = Object.defineProperty({}, 'params', {
+      get() {
+        throw new Error('getter says no');
+      },
+    });
+    const run = callSafely(() => read(hostile, { engine }));
+    expect(await rejection(run)).toMatchObject({ kind: 'config', requests: 0 });
+    expect(vendor.requests()).toBe(0);
+  });
+});
+
+describe('a ReadableStream body', () => {
+  const streamOf = (...chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  it('is sent once, in full, and never retried even with a key (it cannot be replayed)', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script({ status: 503, body: { down: true } });
+    const upload = stitch({
+      name: uniqueKey('upload'),
+      method: 'PUT',
+      url: vendor.url('/files/1'),
+      idempotency: true,
+      retry: { attempts: 3, backoff: { base: 0 } },
+      circuit: { failures: 5 },
+    });
+    const error = await rejection(upload({ body: streamOf('chunk-1,', 'chunk-2') }, { engine }));
+    expect(error).toMatchObject({ kind: 'http', status: 503, attempts: 1, requests: 1 });
+    expect(vendor.ledger.map((e) => e.body)).toEqual(['chunk-1,chunk-2']);
+
+    expect(await upload({ body: streamOf('again') }, { engine })).toEqual({ path: '/files/1', query: {} });
+    expect(vendor.ledger[1]?.body).toBe('again');
+  });
+
+  it('a 307 of a stream body is refused (it cannot be sent twice), a 303 is followed without it', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script(
+      { status: 307, headers: { location: '/again' }, body: '' },
+      { status: 303, headers: { location: '/done' }, body: '' },
+    );
+    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: vendor.url('/f') });
+    const error = await rejection(upload({ body: streamOf('once') }, { engine }));
+    expect(error).toMatchObject({ kind: 'http', status: 307, requests: 1, retryable: false });
+    expect(await upload({ body: streamOf('twice') }, { engine })).toEqual({ path: '/done', query: {} });
+    expect(vendor.ledger.map((e) => [e.method, e.path, e.body])).toEqual([
+      ['PUT', '/f', 'once'],
+      ['PUT', '/f', 'twice'],
+      ['GET', '/done', ''],
+    ]);
+  });
+
+  it('a stream already read or locked is refused as config', async () => {
+    const { vendor, engine } = await startScenario();
+    const stream = streamOf('x');
+    stream.getReader();
+    const upload = stitch({
+      name: uniqueKey('upload'),
+      method: 'PUT',
+      url: vendor.url('/f'),
+      circuit: { failures: 1 },
+    });
+    await expectRefused(upload({ body: stream }, { engine }), vendor, engine, 'body');
+  });
+});

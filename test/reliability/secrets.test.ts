@@ -1,0 +1,89 @@
+/**
+ * Issue 12, item 9: credentials in query names and userinfo are redacted by default in events,
+ * reports, error URLs and errors' JSON, and `error.body` never carries a secret value this
+ * request itself sent (a vendor echoing `invalid token sk-…` back). Against a real vendor, which
+ * must still receive every value in clear.
+ */
+import { describe, expect, it } from 'vitest';
+import { SECRET_QUERY, type StitchEvent, type StitchRun, stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { collect, rejection, startScenario } from '../helpers/runs';
+
+/** The query names the issue lists, as callers spell them (the match ignores case). */
+const CREDENTIAL_NAMES = (
+  'access_token refresh_token id_token token api_key apikey key sig signature X-Amz-Signature ' +
+  'code password secret client_secret'
+).split(' ');
+
+const secretFor = (name: string) => `sk-${name.toLowerCase()}-value-0x5e`;
+
+/** Everything a run shows: its events (streamed and traced), report and error, serialised. */
+async function shown(run: StitchRun<unknown>, traced: StitchEvent[]) {
+  const events = await collect(run);
+  const result = await run.safe();
+  const error = result.error;
+  return [
+    JSON.stringify(events),
+    JSON.stringify(traced),
+    JSON.stringify(await run.report()),
+    JSON.stringify(error),
+    String(error),
+    error?.url ?? '',
+    error?.message ?? '',
+  ].join('\n');
+}
+
+describe('credential query names', () => {
+  it('are all secret by default', () => {
+    expect([...SECRET_QUERY].sort()).toEqual(CREDENTIAL_NAMES.map((name) => name.toLowerCase()).sort());
+  });
+
+  it.each(CREDENTIAL_NAMES)(
+    '%s: the vendor gets it; no event, report, error url or error JSON shows it; the echoing error body neither',
+    async (name) => {
+      const traced: StitchEvent[] = [];
+      const { vendor, engine } = await startScenario({
+        engine: { trace: { handle: (event) => traced.push(event) } },
+        // The vendor echoes what it got, credentials included, in its error page.
+        respond: (entry) => ({
+          status: 401,
+          body: `invalid credentials: ${entry.url} with ${entry.headers.authorization}`,
+        }),
+      });
+      const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+      const run = read(
+        {
+          query: { [name]: secretFor(name), page: 2 },
+          headers: { authorization: 'Bearer sk-bearer-token-0x77' },
+        },
+        { engine },
+      );
+      const text = await shown(run, traced);
+      expect(vendor.ledger[0]?.query.get(name)).toBe(secretFor(name));
+      expect(text).not.toContain(secretFor(name));
+      expect(text).not.toContain('sk-bearer-token-0x77');
+      const error = await rejection(run);
+      expect(error.body).toContain('[redacted]');
+      expect(error.body).not.toContain(secretFor(name));
+      expect(error.body).not.toContain('sk-bearer-token-0x77');
+      // What is not a secret stays readable.
+      expect(error.url).toContain('page=2');
+    },
+  );
+});
+
+describe('userinfo', () => {
+  it('a redirect to a URL with credentials is refused, and no error names them', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script({
+      status: 302,
+      headers: { location: 'http://admin:sk-password-0x99@127.0.0.1:1/x' },
+      body: '',
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/start'), retry: false });
+    const run = read({}, { engine });
+    const text = await shown(run, []);
+    expect(await rejection(run)).toMatchObject({ kind: 'http', status: 302, requests: 1 });
+    expect(text).not.toContain('sk-password-0x99');
+  });
+});

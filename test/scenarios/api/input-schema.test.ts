@@ -1,0 +1,111 @@
+/**
+ * A stitch's `input` Standard Schema runs before anything else: a bad input is `kind: 'invalid'`
+ * with the validator's issues as `cause`, nothing sent and nothing counted by the breaker; a good
+ * one is sent as the schema outputs it. An asynchronous validator is a wait the caller's abort
+ * ends at once. Against the real vendor.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type StandardSchemaV1, type StitchInput, stitch } from '../../../src/index';
+import { uniqueKey } from '../../helpers/keys';
+import { startScenario } from '../../helpers/runs';
+
+const SearchInput = z.object({ query: z.object({ q: z.string().trim().min(1) }) });
+
+describe('the input schema', () => {
+  it('refuses a bad input as invalid, with the issues as cause; nothing is sent or counted', async () => {
+    const { vendor, engine } = await startScenario();
+    const search = stitch({
+      name: uniqueKey('search'),
+      url: vendor.url('/search'),
+      input: SearchInput,
+      circuit: { failures: 1, cooldown: 60_000 },
+    });
+    for (let i = 0; i < 3; i++) {
+      const { error } = await search({ query: { q: '   ' } }, { engine }).safe();
+      expect(error).toMatchObject({ kind: 'invalid', requests: 0, dispatched: false, retryable: false });
+      const issues = error?.cause as Array<{ path: unknown[] }>;
+      expect(Array.isArray(issues)).toBe(true);
+      expect(issues[0]?.path).toEqual(['query', 'q']);
+    }
+    expect(vendor.requests()).toBe(0);
+    expect(await engine.circuitState(new URL(vendor.origin).origin)).toMatchObject({
+      state: 'closed',
+      failures: 0,
+    });
+  });
+
+  it('sends what the schema outputs, and keys the cache by what the caller passed', async () => {
+    const { vendor, engine } = await startScenario({
+      respond: (entry) => ({ body: { q: entry.query.get('q') } }),
+    });
+    const search = stitch({
+      name: uniqueKey('trimmed'),
+      url: vendor.url('/search'),
+      input: SearchInput,
+      cache: { ttl: 60_000 },
+    });
+    const raw = { query: { q: '  ada  ' } };
+    await expect(search(raw, { engine })).resolves.toEqual({ q: 'ada' });
+    expect(vendor.ledger[0]?.query.get('q')).toBe('ada');
+    expect(engine.getSnapshot(engine.keyOf(search, raw) as string).data).toEqual({ q: 'ada' });
+  });
+
+  it('a validator that throws is invalid too, and the call still does not throw', async () => {
+    const { vendor, engine } = await startScenario();
+    const broken: StandardSchemaV1<StitchInput, StitchInput> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: () => {
+          throw new Error('validator bug');
+        },
+      },
+    };
+    const read = stitch({ name: uniqueKey('broken'), url: vendor.url('/x'), input: broken });
+    const run = read(undefined, { engine });
+    const { error } = await run.safe();
+    expect(error).toMatchObject({ kind: 'invalid', requests: 0 });
+    expect(error?.cause).toMatchObject({ message: 'validator bug' });
+    expect((await run.report()).events.map((event) => event.type)).toEqual(['start', 'error', 'done']);
+  });
+
+  it('an asynchronous validator waits, and a caller abort ends the wait with its reason', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: StandardSchemaV1<StitchInput, StitchInput> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: async (value) => {
+          await gate;
+          return { value: value as StitchInput };
+        },
+      },
+    };
+    const read = stitch({ name: uniqueKey('slow'), url: vendor.url('/items/{id}'), input: slow });
+    const controller = new AbortController();
+    // A bad input (no id) still ends as the caller's abort: nothing is built before validation.
+    const cancelled = read({ params: {} } as never, { engine, signal: controller.signal });
+    const reason = new Error('user navigated away');
+    controller.abort(reason);
+    const { error } = await cancelled.safe();
+    expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', requests: 0 });
+    expect(error?.cause).toBe(reason);
+    expect((await cancelled.report()).events.map((event) => event.type)).toEqual(['start', 'cancel', 'done']);
+
+    const waiting = read({ params: { id: 1 } }, { engine });
+    release();
+    await expect(waiting).resolves.toEqual({ ok: true });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a definition with a non-schema input is a config error naming the field', () => {
+    expect(() =>
+      stitch({ name: uniqueKey('bad'), url: 'https://api.test/x', input: { parse() {} } as never }),
+    ).toThrow(expect.objectContaining({ kind: 'config', field: 'input' }));
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { type StitchError, stitch } from '../../src/index';
+import { skipToken, useStitch, useStitchMutation, useSuspenseStitch } from '../../src/react/index';
+
+const User = z.object({ id: z.number(), name: z.string() });
+type User = z.infer<typeof User>;
+const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', output: User });
+
+describe('useStitch typing', () => {
+  it('returns a union on status: success has data, error has a StitchError', () => {
+    const q = useStitch(getUser, { params: { id: 7 } });
+    if (q.status === 'success') {
+      expectTypeOf(q.data).toEqualTypeOf<User>();
+      expectTypeOf(q.error).toEqualTypeOf<null>();
+    }
+    if (q.status === 'error') {
+      expectTypeOf(q.error).toEqualTypeOf<StitchError>();
+      expectTypeOf(q.data).toEqualTypeOf<User | undefined>();
+      if (q.error.kind === 'http') expectTypeOf(q.error.status).toEqualTypeOf<number>();
+    }
+    if (q.status === 'idle') expectTypeOf(q.data).toEqualTypeOf<undefined>();
+    if (q.status === 'pending') expectTypeOf(q.error).toEqualTypeOf<null>();
+    expectTypeOf(q.isFetching).toEqualTypeOf<boolean>();
+  });
+
+  it('checks the input against the stitch, and takes skipToken or null', () => {
+    useStitch(getUser, { params: { id: '7' } });
+    useStitch(getUser, skipToken);
+    useStitch(getUser, null);
+    // @ts-expect-error a misspelt path param
+    useStitch(getUser, { params: { idd: 7 } });
+  });
+
+  it('types useSuspenseStitch and useStitchMutation from the stitch', () => {
+    const { data } = useSuspenseStitch(getUser, { params: { id: 7 } });
+    expectTypeOf(data).toEqualTypeOf<User>();
+    const rename = stitch({
+      name: 'rename',
+      method: 'PATCH',
+      url: 'https://api.example.com/users/{id}',
+      output: User,
+    });
+    const m = useStitchMutation(rename);
+    m.mutate({ params: { id: 7 }, body: { name: 'Ada' } });
+    // @ts-expect-error the path param is required
+    m.mutate({ body: { name: 'Ada' } });
+    // @ts-expect-error so is the input
+    m.mutate();
+    if (m.status === 'success') expectTypeOf(m.data).toEqualTypeOf<User>();
+    if (m.status === 'error') expectTypeOf(m.error).toEqualTypeOf<StitchError>();
+  });
+});
