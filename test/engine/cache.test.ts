@@ -62,13 +62,31 @@ describe('createCache', () => {
     expect(cache.snapshot('d').data).toBe(4);
   });
 
-  it('invalidate drops the data of matching keys and notifies', () => {
+  it('invalidate marks matching keys stale, keeps their data, and notifies each time', () => {
     const cache = createCache(createManualClock(), 10);
     let told = 0;
     cache.store('users:1', 1);
     cache.store('posts:1', 2);
     cache.subscribe('users:1', () => told++);
     cache.invalidate((key) => key.startsWith('users'));
+    cache.invalidate((key) => key.startsWith('users'));
+    expect(cache.snapshot('users:1')).toMatchObject({ data: 1, stale: true, invalidated: 2 });
+    expect(cache.freshness('users:1', { ttl: 60_000, staleWhileRevalidate: 0, scope: undefined })).toBe(
+      'none',
+    );
+    expect(cache.snapshot('posts:1')).toMatchObject({ data: 2, stale: false, invalidated: 0 });
+    expect(told).toBe(2);
+    cache.store('users:1', 3);
+    expect(cache.snapshot('users:1')).toMatchObject({ data: 3, stale: false });
+  });
+
+  it('drop removes the data of matching keys and notifies', () => {
+    const cache = createCache(createManualClock(), 10);
+    let told = 0;
+    cache.store('users:1', 1);
+    cache.store('posts:1', 2);
+    cache.subscribe('users:1', () => told++);
+    cache.drop((key) => key.startsWith('users'));
     expect(cache.snapshot('users:1').data).toBeUndefined();
     expect(cache.snapshot('posts:1').data).toBe(2);
     expect(told).toBe(1);
