@@ -7,11 +7,12 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     'otel/index': 'src/otel/index.ts',
     'devtools/index': 'src/devtools/index.ts',
+    'redis/index': 'src/redis/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
   platform: 'neutral',
-  external: ['react', 'react-dom', '@opentelemetry/api'],
+  external: ['react', 'react-dom', '@opentelemetry/api', /^node:/],
   clean: true,
   outputOptions: {
     // The hooks entry is client-only: React Server Components frameworks (Next.js App Router)

@@ -24,7 +24,25 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/react/**', 'test/**/*.dom.test.ts', 'test/browser/**', 'test/e2e/**'],
+          exclude: [
+            'test/react/**',
+            'test/**/*.dom.test.ts',
+            'test/browser/**',
+            'test/e2e/**',
+            'test/redis/**',
+          ],
+        },
+      },
+      {
+        // A real redis-server per file and forked Node processes: one file at a time.
+        test: {
+          name: 'redis',
+          environment: 'node',
+          include: ['test/redis/**/*.test.ts'],
+          globalSetup: ['test/redis/redis.setup.ts'],
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {

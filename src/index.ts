@@ -36,6 +36,7 @@ export {
   SECRET_QUERY,
   type StitchEvent,
   type StitchEventType,
+  type StoreOperation,
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
@@ -46,6 +47,7 @@ export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
 export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
+export type { CircuitChange, Claim, SharedState } from './engine/shared';
 export {
   type CallArgs,
   type CallOptions,

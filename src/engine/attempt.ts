@@ -9,6 +9,7 @@ import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
+import type { RateWaiter } from './shared';
 import type { StitchDefinition } from './stitch';
 import type { Release, Throttle } from './throttle';
 import { type Deadline, startDeadline } from './timeout';
@@ -20,6 +21,8 @@ export interface EngineParts {
   readonly circuit: Circuit;
   readonly throttle: Throttle;
   readonly budget: RetryBudget;
+  /** Waits for a grant of a rate shared across processes, when the store can share one. */
+  readonly rates: RateWaiter | undefined;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */
@@ -103,12 +106,36 @@ async function takeSlot<TData>(
   const policy = context.definition.throttle;
   if (!policy) return () => {};
   const key = policy.key ?? origin(context.request.url);
+  const { parts } = context;
+  const queued = (position: number) => context.emit({ type: 'queued', key, position });
+  const options = { signal: total.signal, maxWait: total.remaining(), onQueued: queued };
   try {
-    return await context.parts.throttle.acquire(key, policy, {
-      signal: total.signal,
-      maxWait: total.remaining(),
-      onQueued: (position) => context.emit({ type: 'queued', key, position }),
-    });
+    if (!(policy.rate && policy.shared && parts.rates))
+      return await parts.throttle.acquire(key, policy, options);
+    // The concurrency slot here, then the rate's token from the store, held together.
+    const slot = await parts.throttle.acquire(key, { ...policy, rate: undefined }, options);
+    let token: Release;
+    try {
+      const maxWait = Math.min(policy.maxWait, total.remaining());
+      token = await parts.rates(key, policy.rate, { ...options, maxWait, onQueued: () => queued(1) });
+    } catch (error) {
+      if (total.signal.aborted || isStitchError(error)) {
+        slot(true);
+        throw error;
+      }
+      // Fail open to this process's own rate window: an unreachable store must not unleash it.
+      context.emit({ type: 'store', operation: 'rate', key, error: reasonMessage(error) });
+      token = await parts.throttle
+        .acquire(`${key} (rate, store failing)`, { ...policy, concurrency: Infinity }, options)
+        .catch((late: unknown) => {
+          slot(true);
+          throw late;
+        });
+    }
+    return (unused) => {
+      token(unused);
+      slot(unused);
+    };
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (context.signal.aborted) throw error;
@@ -151,7 +178,8 @@ export async function runAttempt<TData>(
       const key = definition.circuit.key ?? origin(request.url);
       const admitting = parts.circuit.admit(key, definition.circuit, {
         transition: (change) => context.emit({ type: 'circuit', ...change }),
-        storeError: (error) => context.emit({ type: 'store', key, error: reasonMessage(error) }),
+        storeError: (error) =>
+          context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),
       });
       // A slow store must not hold an aborted or timed-out execution (nor its throttle slot); an
       // admission that arrives after that is handed back as neutral, freeing a probe lease.

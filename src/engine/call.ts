@@ -6,10 +6,11 @@ import type { Coalescer, Reference } from './coalescer';
 import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
 import { type ExecutionResult, execute } from './execute';
-import { idempotencyKeyFor } from './idempotency';
+import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
+import type { Ledger } from './ledger';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
@@ -20,6 +21,7 @@ export interface CallDeps {
   readonly cache: Cache;
   readonly keys: Keys;
   readonly coalescer: Coalescer;
+  readonly ledger: Ledger;
   /** The sink of a run starting now (its events go to the trace sinks, and to inspectors if any listen). */
   readonly sink: () => ((event: StitchEvent) => void) | undefined;
   readonly inspector: Inspector;
@@ -41,7 +43,7 @@ export function cacheKey<TInput extends StitchInput>(
  * The caller's signal stops at its reference: nothing below ever sees it.
  */
 export function createCall(deps: CallDeps) {
-  const { parts, cache, keys, coalescer, sink, inspector } = deps;
+  const { parts, cache, keys, coalescer, ledger, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
@@ -249,6 +251,10 @@ export function createCall(deps: CallDeps) {
       definition.coalesce && idempotencyKey === undefined && isPlainData(input?.body)
         ? (key ?? keys.keyOf(definition.name, '', input))
         : undefined;
+    // Only a key the caller owns can come again, so only its calls are recorded (for this long).
+    const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
+    const recorded =
+      idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
@@ -264,7 +270,10 @@ export function createCall(deps: CallDeps) {
         state,
         emit,
       };
-      const result = execute(context);
+      const result =
+        recorded !== undefined
+          ? ledger.run(context, recorded, (total) => execute(context, total))
+          : execute(context);
       if (key !== undefined) {
         track(key, result);
         const read = key;
@@ -291,6 +300,7 @@ export function createCall(deps: CallDeps) {
       const { state } = reference.shared;
       Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
       reference.release(undefined);
+      if (result.type === 'success' && result.recorded) tally.source = 'recorded';
       if (result.type === 'success') run.finish({ ok: true, data: result.data }, tally);
       else if (result.type === 'failure') run.finish({ ok: false, error: result.error }, tally);
     });

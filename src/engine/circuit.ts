@@ -1,14 +1,14 @@
 /**
- * The circuit breaker: a state machine kept in the engine's async `Store`, so servers can share one
- * breaker through a networked backend. Every change is a pure step run by `store.update`, since a
- * backend may retry a contended write. A caller's abort is a `'neutral'` outcome: it neither opens
+ * The circuit breaker: a state machine kept in the engine's shared state, so servers can share one
+ * breaker through a networked store. Every change is a command (admit, a call's outcome, a probe's
+ * outcome) that the store applies atomically: {@link circuitStep} in this process, a Lua script in
+ * Redis, each timed by the store's own clock. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
-import { asState, CLOSED, describeStored } from './circuitState';
-import type { Clock } from './clock';
+import { CLOSED } from './circuitState';
 import { configError } from './errors';
 import { safely } from './events';
-import type { Store } from './store';
+import type { CircuitChange, SharedState } from './shared';
 
 /** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
 export interface Bucket {
@@ -114,6 +114,19 @@ export interface Circuit {
   state(key: string): Promise<CircuitState>;
 }
 
+/** What a breaker change needs of the policy. */
+export type CircuitLimits = Pick<CircuitPolicy, 'failures' | 'cooldown' | 'probeTimeout' | 'window'>;
+
+/**
+ * One breaker change, as plain data so a store can apply it where the state lives. `read` changes
+ * nothing; `admit` takes the probe lease if it is free; `call` and `probe` record an outcome.
+ */
+export type CircuitCommand =
+  | { type: 'read' }
+  | { type: 'admit'; lease: string }
+  | { type: 'call'; outcome: CircuitOutcome }
+  | { type: 'probe'; lease: string; outcome: CircuitOutcome };
+
 /** Handed out when the store is unreachable: the call goes ahead and nothing is counted. */
 const UNCOUNTED: Admission = { probe: false, record: async () => {} };
 
@@ -188,7 +201,7 @@ function tally(buckets: Bucket[], window: CircuitWindow, now: number, field: 'su
  * must not extend an open breaker, a late success must not close one.
  */
 const afterCall =
-  (outcome: CircuitOutcome, policy: CircuitPolicy, now: number): Step =>
+  (outcome: CircuitOutcome, policy: CircuitLimits, now: number): Step =>
   (s) => {
     if (s.state !== 'closed' || outcome === 'neutral') return s;
     const open: CircuitState = { state: 'open', until: now + policy.cooldown };
@@ -210,7 +223,7 @@ const afterCall =
  * passed to another caller). A neutral outcome frees the lease for the next caller.
  */
 const afterProbe =
-  (leaseId: string, outcome: CircuitOutcome, policy: CircuitPolicy, now: number): Step =>
+  (leaseId: string, outcome: CircuitOutcome, policy: CircuitLimits, now: number): Step =>
   (s) => {
     if (s.state !== 'half-open' || s.lease?.id !== leaseId) return s;
     if (outcome === 'success') return CLOSED;
@@ -220,7 +233,7 @@ const afterProbe =
 
 /** An admit: takes the probe lease once the cooldown is over and no live lease is held. */
 const afterAdmit =
-  (leaseId: string, policy: CircuitPolicy, now: number): Step =>
+  (leaseId: string, policy: CircuitLimits, now: number): Step =>
   (s) => {
     const free =
       s.state === 'open' ? now >= s.until : s.state === 'half-open' && (!s.lease || now >= s.lease.expires);
@@ -228,51 +241,62 @@ const afterAdmit =
   };
 
 /**
- * Creates a breaker over `store`, timed by `clock`.
+ * The pure state change `command` makes at time `now`; it returns its input unchanged when there
+ * is nothing to do. Redis's breaker script mirrors it.
+ */
+export function circuitStep(command: CircuitCommand, limits: CircuitLimits, now: number): Step {
+  switch (command.type) {
+    case 'admit':
+      return afterAdmit(command.lease, limits, now);
+    case 'call':
+      return afterCall(command.outcome, limits, now);
+    case 'probe':
+      return afterProbe(command.lease, command.outcome, limits, now);
+    default:
+      return (s) => s;
+  }
+}
+
+const limitsOf = ({ failures, cooldown, probeTimeout, window }: CircuitPolicy): CircuitLimits => ({
+  failures,
+  cooldown,
+  probeTimeout,
+  window,
+});
+
+/**
+ * Creates a breaker over `shared`, timed by the store's clock (see {@link CircuitChange}).
  * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
  * @param deps.onStoreError called when the store throws; the breaker then fails open. @default none
  * @param deps.onChange called after each committed write, with the state stored. @default none
  */
 export function createCircuit(deps: {
-  store: Store;
-  clock: Clock;
+  shared: SharedState;
   onTransition?: TransitionListener;
   onStoreError?: (error: unknown) => void;
   onChange?: (key: string, state: CircuitState) => void;
 }): Circuit {
-  const { store, clock, onTransition, onStoreError, onChange } = deps;
+  const { shared, onTransition, onStoreError, onChange } = deps;
   // Lease ids must not collide across processes sharing one store, hence the random prefix.
   const leasePrefix = Math.random().toString(36).slice(2, 10);
   let leases = 0;
 
-  /**
-   * Applies `step` atomically and reports a change of state. A plain read first skips the write
-   * when nothing would change (the hot path: closed, or open and not yet due); `update` re-runs
-   * `step` on the value it actually holds, so a read that went stale in between is harmless.
-   */
-  const transact = async (key: string, step: Step, caller?: CircuitObserver): Promise<CircuitState> => {
-    const storeKey = `circuit:${key}`;
-    const read = await store.get<unknown>(storeKey);
-    const seen = asState(read);
-    // A corrupt value is reported like an unreachable store, read as closed, and overwritten.
-    if (seen === undefined) {
-      const error = new Error(
-        `the store held a corrupt breaker state (${describeStored(read)}); read as closed`,
-      );
+  /** Applies `command` where the state lives and reports a change of state. */
+  const transact = async (
+    key: string,
+    command: CircuitCommand,
+    policy: CircuitPolicy,
+    caller?: CircuitObserver,
+  ): Promise<CircuitChange> => {
+    const change = await shared.circuit(key, command, limitsOf(policy));
+    const { from, to, corrupt } = change;
+    // A corrupt value is reported like an unreachable store; the store read it as closed and
+    // overwrote it.
+    if (corrupt !== undefined) {
+      const error = new Error(`the store held a corrupt breaker state (${corrupt}); read as closed`);
       safely(onStoreError, error);
       safely(caller?.storeError, error);
     }
-    const current = seen ?? CLOSED;
-    if (seen !== undefined && step(current) === current) return current;
-    // Overwritten on each call of the transition; the store commits the last call's result.
-    let from = current;
-    const to =
-      asState(
-        await store.update<unknown>(storeKey, (stored) => {
-          from = asState(stored) ?? CLOSED;
-          return step(from);
-        }),
-      ) ?? CLOSED;
     if (to !== from) safely(onChange, key, to);
     if (to.state !== from.state) {
       const transition = { key, from: from.state, to: to.state };
@@ -280,13 +304,18 @@ export function createCircuit(deps: {
       safely(onTransition, transition);
       safely(caller?.transition, transition);
     }
-    return to;
+    return change;
   };
 
+  /**
+   * `clean`: the call was admitted by a closed breaker with no failure counted and no window. Its
+   * success then changes nothing, so it is not written: the happy path costs the admit alone.
+   */
   const admission = (
     key: string,
     policy: CircuitPolicy,
     leaseId: string | undefined,
+    clean: boolean,
     caller: CircuitObserver | undefined,
   ): Admission => {
     let recorded = false;
@@ -295,10 +324,10 @@ export function createCircuit(deps: {
       async record(outcome) {
         if (recorded) return;
         recorded = true;
-        const now = clock.now();
-        const step =
-          leaseId === undefined ? afterCall(outcome, policy, now) : afterProbe(leaseId, outcome, policy, now);
-        await transact(key, step, caller).catch((error: unknown) => {
+        if (leaseId === undefined && (outcome === 'neutral' || (outcome === 'success' && clean))) return;
+        const command: CircuitCommand =
+          leaseId === undefined ? { type: 'call', outcome } : { type: 'probe', lease: leaseId, outcome };
+        await transact(key, command, policy, caller).catch((error: unknown) => {
           safely(onStoreError, error);
           safely(caller?.storeError, error);
         });
@@ -308,28 +337,34 @@ export function createCircuit(deps: {
 
   return {
     async admit(key, policy, caller) {
-      const now = clock.now();
       const leaseId = `${leasePrefix}-${++leases}`;
-      let s: CircuitState;
+      let change: CircuitChange;
       try {
-        s = await transact(key, afterAdmit(leaseId, policy, now), caller);
+        change = await transact(key, { type: 'admit', lease: leaseId }, policy, caller);
       } catch (error) {
         safely(onStoreError, error);
         safely(caller?.storeError, error);
         return { admitted: true, admission: UNCOUNTED };
       }
-      if (s.state === 'closed')
-        return { admitted: true, admission: admission(key, policy, undefined, caller) };
+      const { to: s, now } = change;
+      if (s.state === 'closed') {
+        const clean = s.failures === 0 && !policy.window;
+        return { admitted: true, admission: admission(key, policy, undefined, clean, caller) };
+      }
       if (s.state === 'open')
         return { admitted: false, retryAfter: Math.max(0, s.until - now), state: 'open' };
       if (s.lease?.id === leaseId)
-        return { admitted: true, admission: admission(key, policy, leaseId, caller) };
+        return { admitted: true, admission: admission(key, policy, leaseId, false, caller) };
       // Another caller holds the lease: worth retrying once it could have expired.
       const retryAfter = Math.max(0, (s.lease?.expires ?? now) - now);
       return { admitted: false, retryAfter, state: 'half-open' };
     },
     async state(key) {
-      return asState(await store.get<unknown>(`circuit:${key}`)) ?? CLOSED;
+      const read = await shared.circuit(key, { type: 'read' }, READ_LIMITS);
+      return read.to;
     },
   };
 }
+
+/** Limits for a `read`, which changes nothing and so uses none. */
+const READ_LIMITS: CircuitLimits = { failures: 1, cooldown: 0, probeTimeout: 0, window: undefined };

@@ -9,19 +9,25 @@ import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely, type TraceSink } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
+import { createLedger } from './ledger';
 import { checkHeadersHook, type HeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
+import { boundedShared, isSharedState, type SharedState, sharedRates, storeState } from './shared';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
-import { boundedStore, createMemoryStore, type Store } from './store';
+import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
 import { createThrottle } from './throttle';
 
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
   /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
   fetch?: typeof globalThis.fetch;
-  /** Breaker state and other shared state. @default an in-memory store */
-  store?: Store;
+  /**
+   * Where breakers and idempotency records live: a `Store`, or a store that shares state between
+   * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
+   * throttle's shared rate and the retry budget. @default an in-memory store
+   */
+  store?: Store | SharedState;
   /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
   clock?: Clock;
   /** Sinks that see every event of every run, secrets redacted. @default none */
@@ -30,7 +36,10 @@ export interface EngineOptions {
   redact?: readonly string[];
   /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
   cacheSize?: number;
-  /** How long (ms, > 0) an operation of `store` may take before the breaker fails open (`Infinity`: no bound). @default 1000 */
+  /**
+   * How long (ms, > 0) an operation of `store` may take before the call fails open without it
+   * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
+   */
   storeTimeout?: number;
   /**
    * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
@@ -93,17 +102,23 @@ export function createEngine(options?: EngineOptions): Engine {
   const checked = checkEngineOptions(options);
   const clock = checked.clock ?? createRealClock();
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
-  const store = checked.store
-    ? boundedStore(checked.store, clock.schedule, checked.storeTimeout)
-    : createMemoryStore(() => clock.now());
+  const given = checked.store;
+  const bound = timeBound(clock.schedule, checked.storeTimeout);
+  const shared = isSharedState(given)
+    ? boundedShared(given, bound)
+    : storeState(
+        given
+          ? boundedStore(given, clock.schedule, checked.storeTimeout)
+          : createMemoryStore(() => clock.now()),
+        () => clock.now(),
+      );
   const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const inspector = createInspector();
   // The last state this engine wrote per breaker, so a late inspector starts from it.
   const breakers = new Map<string, CircuitState>();
   const circuit: Circuit = createCircuit({
-    store,
-    clock,
+    shared,
     onChange(key, state) {
       breakers.set(key, state);
       inspector.notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
@@ -117,7 +132,11 @@ export function createEngine(options?: EngineOptions): Engine {
     clock,
     circuit,
     throttle,
-    budget: createRetryBudget(clock),
+    budget:
+      shared.budget && shared.shareBudget
+        ? shared.shareBudget({ budget: shared.budget }, createRetryBudget(clock), clock)
+        : createRetryBudget(clock),
+    rates: sharedRates(shared, clock),
     secret,
     headers: checkHeadersHook(options?.headers),
   };
@@ -143,6 +162,7 @@ export function createEngine(options?: EngineOptions): Engine {
     cache,
     keys,
     coalescer: createCoalescer(),
+    ledger: createLedger(shared),
     inspector,
     // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
     sink: () => (inspector.active ? inspected : traced),

@@ -7,6 +7,7 @@ import type { Clock } from './clock';
 import type { EngineOptions } from './engine';
 import { StitchError } from './errors';
 import type { TraceSink } from './events';
+import { isSharedState, type SharedState } from './shared';
 import type { Store } from './store';
 
 function engineError(field: string, problem: string): StitchError {
@@ -27,7 +28,7 @@ function checkMethods(value: unknown, field: string, methods: readonly string[],
 /** `createEngine`'s options, checked, with their defaults filled in where they are plain values. */
 export interface CheckedEngineOptions {
   fetch: typeof globalThis.fetch | undefined;
-  store: Store | undefined;
+  store: Store | SharedState | undefined;
   clock: Clock | undefined;
   sinks: readonly TraceSink[];
   redact: readonly string[];
@@ -42,7 +43,9 @@ export function checkEngineOptions(given: EngineOptions | undefined): CheckedEng
     throw engineError('options', 'must be an object');
   const { fetch, store, clock, trace, redact = [], cacheSize = 1_000, storeTimeout = 1_000 } = options;
   if (fetch !== undefined && typeof fetch !== 'function') throw engineError('fetch', 'must be a function');
-  if (store !== undefined) checkMethods(store, 'store', ['get', 'set', 'delete', 'update'], 'a Store');
+  // A store that shares state itself (Redis's) brings its own operations; any other is a `Store`.
+  if (store !== undefined && !isSharedState(store))
+    checkMethods(store, 'store', ['get', 'set', 'delete', 'update'], 'a Store');
   if (clock !== undefined) checkMethods(clock, 'clock', ['now', 'wallNow', 'schedule', 'sleep'], 'a Clock');
   const sinks = trace === undefined ? [] : Array.isArray(trace) ? trace : [trace];
   sinks.forEach((sink: unknown, index) => {

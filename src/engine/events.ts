@@ -1,5 +1,8 @@
 import type { StitchErrorKind, TimeoutPhase } from './errors';
 
+/** What a `store` event's failed operation was for. */
+export type StoreOperation = 'circuit' | 'rate' | 'budget' | 'idempotency';
+
 /** Where a run was when its caller cancelled it. */
 export type CancelPhase = 'queued' | 'before-dispatch' | 'in-flight' | 'body' | 'backoff';
 
@@ -65,10 +68,18 @@ export type StitchEvent =
   | Event<'timeout', { phase: TimeoutPhase; attempt: number; dispatched: boolean }>
   | Event<'circuit', { key: string; from: string; to: string }>
   /**
-   * The store failed for the breaker `key` (threw, timed out, or held a corrupt value, which
-   * `error` describes); the breaker failed open, and its next write replaces a corrupt value.
+   * The store failed during `operation` for `key` (a breaker, throttle or budget key, or an
+   * idempotency key): it threw, timed out, or held a corrupt breaker state, which `error`
+   * describes. The call went ahead without it (failed open); the breaker's next write replaces a
+   * corrupt value.
    */
-  | Event<'store', { key: string; error: string }>
+  | Event<'store', { operation: StoreOperation; key: string; error: string }>
+  /**
+   * An idempotency record of `key` answered: `recorded`, a call under it had succeeded, so this one
+   * resolves with its data and sends nothing; `waiting`, a call under it is in flight, so this one
+   * waits for its outcome instead of sending it twice.
+   */
+  | Event<'idempotency', { key: string; status: 'recorded' | 'waiting' }>
   /**
    * `dispatched`: a request had left the process. `shared`: other callers still hold that request,
    * so it goes on (and its socket stays open); false when this cancel stopped it.

@@ -1,13 +1,15 @@
+import { raceAbort } from './abort';
 import { type AttemptResult, type ExecutionContext, failure, runAttempt } from './attempt';
-import type { StitchError } from './errors';
+import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
 import { summarize } from './run';
-import { startDeadline } from './timeout';
+import { type Deadline, startDeadline } from './timeout';
 
 /** An execution's end. `aborted`: its own signal aborted (its last caller left); nobody waits. */
 export type ExecutionResult<TData> =
-  | { type: 'success'; data: TData }
+  /** `recorded`: the data is an idempotency record's; nothing was sent. */
+  | { type: 'success'; data: TData; recorded?: boolean }
   | { type: 'failure'; error: StitchError }
   | { type: 'aborted' };
 
@@ -16,13 +18,18 @@ export type ExecutionResult<TData> =
  * retry budget). A caller's abort reaches it only as an abort of `context.signal`, which it
  * checks before any hook, event or sleep, so a cancellation is never retried or reported as an
  * error here.
+ * @param deadline the total deadline, when the caller started it (to wait on an idempotency
+ * record first); else it starts here and ends with the loop.
  */
-export async function execute<TData>(context: ExecutionContext<TData>): Promise<ExecutionResult<TData>> {
+export async function execute<TData>(
+  context: ExecutionContext<TData>,
+  deadline?: Deadline,
+): Promise<ExecutionResult<TData>> {
   const { definition, parts, retry } = context;
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
   const budgetKey = definition.circuit?.key ?? new URL(context.request.url).origin;
   if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
-  const total = startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+  const total = deadline ?? startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
   let previous: StitchError | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
@@ -41,7 +48,20 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         remaining: total.remaining(),
       });
       if ('giveUp' in next) return fail(context, error);
-      if (retry.budget && !parts.budget.tryRetry(budgetKey, retry.budget)) return fail(context, error);
+      if (retry.budget) {
+        const storeError = (cause: unknown) =>
+          context.emit({ type: 'store', operation: 'budget', key: budgetKey, error: reasonMessage(cause) });
+        const asking = parts.budget.tryRetry(budgetKey, retry.budget, storeError);
+        // A slow store is bounded by the total deadline too, never only by `storeTimeout`.
+        let fits: boolean;
+        try {
+          fits = typeof asking === 'boolean' ? asking : await raceAbort(asking, total.signal);
+        } catch {
+          if (context.signal.aborted) return { type: 'aborted' };
+          return expiredTotal(context, total, attempt);
+        }
+        if (!fits) return fail(context, error);
+      }
       context.emit({ type: 'retry', attempt, delay: next.delay, error: summarize(error) });
       safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error });
       context.state.phase = 'backoff';
@@ -49,14 +69,7 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         await parts.clock.sleep(next.delay, total.signal);
       } catch {
         if (context.signal.aborted) return { type: 'aborted' };
-        context.emit({ type: 'timeout', phase: 'total', attempt, dispatched: context.state.requests > 0 });
-        return fail(
-          context,
-          failure(context, 'timeout', (total.signal.reason as Error).message, {
-            phase: 'total',
-            cause: total.signal.reason,
-          }),
-        );
+        return expiredTotal(context, total, attempt);
       }
     }
   } catch (error) {
@@ -65,8 +78,24 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
     const message = `stitch '${definition.name}' failed unexpectedly: ${(error as Error)?.message ?? String(error)}`;
     return fail(context, failure(context, 'config', message, { cause: error, retryable: false }));
   } finally {
-    total.dispose();
+    if (!deadline) total.dispose();
   }
+}
+
+/** The end of an execution whose total deadline passed outside an attempt (backoff, a wait). */
+export function expiredTotal<TData>(
+  context: ExecutionContext<TData>,
+  total: Deadline,
+  attempt: number,
+): ExecutionResult<TData> {
+  context.emit({ type: 'timeout', phase: 'total', attempt, dispatched: context.state.requests > 0 });
+  return fail(
+    context,
+    failure(context, 'timeout', (total.signal.reason as Error).message, {
+      phase: 'total',
+      cause: total.signal.reason,
+    }),
+  );
 }
 
 function fail<TData>(context: ExecutionContext<TData>, error: StitchError): ExecutionResult<TData> {

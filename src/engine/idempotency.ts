@@ -1,6 +1,9 @@
 import { configError } from './errors';
 
-/** `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. */
+/**
+ * `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. A call under
+ * a caller-owned key (`keyOf` or the call option `idempotencyKey`) is recorded: see `ttl`.
+ */
 export type IdempotencyOptions<TInput> =
   | boolean
   | {
@@ -8,13 +11,23 @@ export type IdempotencyOptions<TInput> =
       keyOf?: (input: TInput) => string;
       /** The header the key travels in. @default 'Idempotency-Key' */
       header?: string;
+      /**
+       * How long (ms) a successful call's data stays recorded under its key: re-issuing the key
+       * meanwhile (here or in another process sharing the store) resolves with it and sends nothing.
+       * @default 86_400_000 (24 h)
+       */
+      ttl?: number;
     };
 
 /** Normalized idempotency settings; `undefined` when the stitch sends no key by itself. */
 export interface IdempotencyPolicy<TInput> {
   header: string;
   keyOf: ((input: TInput) => string) | undefined;
+  ttl: number;
 }
+
+/** How long a keyed call's success stays recorded unless the stitch says. */
+export const RECORD_TTL = 86_400_000;
 
 /** The header a key travels in unless configured. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -25,7 +38,7 @@ export function normalizeIdempotency<TInput>(
   stitchName: string,
 ): IdempotencyPolicy<TInput> | undefined {
   if (value === undefined || value === false) return undefined;
-  if (value === true) return { header: IDEMPOTENCY_HEADER, keyOf: undefined };
+  if (value === true) return { header: IDEMPOTENCY_HEADER, keyOf: undefined, ttl: RECORD_TTL };
   if (typeof value !== 'object' || value === null) {
     throw configError(stitchName, 'idempotency', 'must be a boolean or { keyOf, header }');
   }
@@ -35,7 +48,11 @@ export function normalizeIdempotency<TInput>(
   if (value.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.header)) {
     throw configError(stitchName, 'idempotency.header', 'must be a valid header name');
   }
-  return { header: value.header ?? IDEMPOTENCY_HEADER, keyOf: value.keyOf };
+  const { ttl } = value;
+  if (ttl !== undefined && !(typeof ttl === 'number' && ttl > 0 && Number.isFinite(ttl))) {
+    throw configError(stitchName, 'idempotency.ttl', 'must be a positive number of ms');
+  }
+  return { header: value.header ?? IDEMPOTENCY_HEADER, keyOf: value.keyOf, ttl: ttl ?? RECORD_TTL };
 }
 
 /**

@@ -200,8 +200,15 @@ export function nextDelay(args: {
 export interface RetryBudget {
   /** Counts one logical call (not one attempt) against `key`. */
   recordCall(key: string, budget: NonNullable<RetryPolicy['budget']>): void;
-  /** Whether one more retry fits the budget of `key`; if it does, it is counted. */
-  tryRetry(key: string, budget: NonNullable<RetryPolicy['budget']>): boolean;
+  /**
+   * Whether one more retry fits the budget of `key`; if it does, it is counted. A budget kept in a
+   * shared store answers asynchronously and tells `onStoreError` when it had to decide alone.
+   */
+  tryRetry(
+    key: string,
+    budget: NonNullable<RetryPolicy['budget']>,
+    onStoreError?: (error: unknown) => void,
+  ): boolean | Promise<boolean>;
 }
 
 /**

@@ -2,8 +2,11 @@ import type { Clock } from './clock';
 import { isStitchError, type StitchError } from './errors';
 import type { ErrorSummary, EventPayload, RunOutcome, StitchEvent } from './events';
 
-/** Where a run's data came from. */
-export type RunSource = 'live' | 'cache' | 'stale' | 'coalesced';
+/**
+ * Where a run's data came from. `recorded`: an idempotency record of an earlier call under the same
+ * key (in this process or another sharing the store); nothing was sent.
+ */
+export type RunSource = 'live' | 'cache' | 'stale' | 'coalesced' | 'recorded';
 
 /** `run.safe()`: the outcome as a value, never a rejection. */
 export type SafeResult<TData> =

@@ -36,6 +36,7 @@ interface Entry {
  */
 export function createMemoryStore(now: () => number = Date.now): Store {
   const entries = new Map<string, Entry>();
+  let writes = 0;
 
   const read = (key: string): unknown => {
     const entry = entries.get(key);
@@ -48,6 +49,10 @@ export function createMemoryStore(now: () => number = Date.now): Store {
   };
 
   const write = (key: string, value: unknown, ttl: number | undefined) => {
+    // Entries nobody reads again (idempotency records, say) must not pile up: sweep now and then.
+    if (++writes % 1_024 === 0) {
+      for (const [stale, entry] of entries) if (entry.expires <= now()) entries.delete(stale);
+    }
     if (value === undefined) entries.delete(key);
     else entries.set(key, { value, expires: ttl === undefined ? Number.POSITIVE_INFINITY : now() + ttl });
   };
@@ -67,17 +72,16 @@ export function createMemoryStore(now: () => number = Date.now): Store {
 }
 
 /**
- * Bounds every operation of `store` to `timeout` ms on `schedule`'s clock: a store that hangs
- * rejects instead, so a caller (the breaker) can fail open rather than wait forever. The timer
- * is cancelled as soon as the operation settles. An infinite `timeout` leaves `store` as it is.
+ * A wrapper that bounds an operation to `timeout` ms on `schedule`'s clock: one that hangs rejects
+ * instead, so a caller (the breaker) can fail open rather than wait forever. The timer is
+ * cancelled as soon as the operation settles. An infinite `timeout` bounds nothing.
  */
-export function boundedStore(
-  store: Store,
+export function timeBound(
   schedule: (ms: number, callback: () => void) => () => void,
   timeout: number,
-): Store {
-  if (!Number.isFinite(timeout)) return store;
-  const bound = <T>(operation: () => Promise<T>): Promise<T> =>
+): <T>(operation: () => Promise<T>) => Promise<T> {
+  if (!Number.isFinite(timeout)) return (operation) => operation();
+  return <T>(operation: () => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const cancel = schedule(timeout, () =>
         reject(new Error(`the store did not answer within ${timeout} ms`)),
@@ -96,6 +100,16 @@ export function boundedStore(
           },
         );
     });
+}
+
+/** Bounds every operation of `store` with {@link timeBound}. An infinite `timeout` leaves `store` as it is. */
+export function boundedStore(
+  store: Store,
+  schedule: (ms: number, callback: () => void) => () => void,
+  timeout: number,
+): Store {
+  if (!Number.isFinite(timeout)) return store;
+  const bound = timeBound(schedule, timeout);
   return {
     get: (key) => bound(() => store.get(key)),
     set: (key, value, ttl) => bound(() => store.set(key, value, ttl)),

@@ -20,6 +20,12 @@ export interface ThrottleOptions {
   rate?: string | { count: number; per: number };
   /** Longest wait in the queue, in ms; `0` fails at once instead of queueing. @default Infinity */
   maxWait?: number;
+  /**
+   * Whether `rate` holds across every process on the engine's store (`stitch-fetch/redis`); with a
+   * store that cannot share, it is per process whatever this says. `concurrency` is always per
+   * process. @default true when the store can share
+   */
+  shared?: boolean;
 }
 
 /** A validated `throttle` option, defaults filled in. */
@@ -32,6 +38,8 @@ export interface ThrottlePolicy {
   rate: { count: number; per: number } | undefined;
   /** @default Infinity */
   maxWait: number;
+  /** @default true (the rate is shared when the store can share it) */
+  shared: boolean;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -67,7 +75,7 @@ export function normalizeThrottle(
   if (typeof value !== 'object' || value === null) {
     throw configError(stitchName, 'throttle', 'must be an object or false');
   }
-  const { key, concurrency, rate, maxWait } = value;
+  const { key, concurrency, rate, maxWait, shared } = value;
   if (key !== undefined && (typeof key !== 'string' || key === '')) {
     throw configError(stitchName, 'throttle.key', 'must be a non-empty string');
   }
@@ -86,10 +94,19 @@ export function normalizeThrottle(
   if (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)) {
     throw configError(stitchName, 'throttle.maxWait', 'must be a number of ms, 0 or more');
   }
+  if (shared !== undefined && typeof shared !== 'boolean') {
+    throw configError(stitchName, 'throttle.shared', 'must be a boolean');
+  }
   if (concurrency === undefined && parsed === undefined) {
     throw configError(stitchName, 'throttle', 'needs `concurrency` or `rate` (use `false` for no throttle)');
   }
-  return { key, concurrency: concurrency ?? Infinity, rate: parsed, maxWait: maxWait ?? Infinity };
+  return {
+    key,
+    concurrency: concurrency ?? Infinity,
+    rate: parsed,
+    maxWait: maxWait ?? Infinity,
+    shared: shared ?? true,
+  };
 }
 
 /**

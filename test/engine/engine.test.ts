@@ -320,7 +320,7 @@ describe('user code that throws, and calls that fail on their own', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // The breaker reads the store once to admit and once to record: hold the record.
+    // A windowed breaker reads the store once to admit and once to record a success: hold the record.
     const store: Store = {
       ...memory,
       get: async (key) => {
@@ -333,7 +333,12 @@ describe('user code that throws, and calls that fail on their own', () => {
       },
     };
     const engine = createEngine({ fetch: async () => json({ fresh: true }), store });
-    const read = stitch({ name: uniqueKey('late-data'), url: 'https://api.test/x', cache: { ttl: 60_000 } });
+    const read = stitch({
+      name: uniqueKey('late-data'),
+      url: 'https://api.test/x',
+      cache: { ttl: 60_000 },
+      circuit: { window: {} },
+    });
     const leaving = new AbortController();
     const run = read(undefined, { engine, signal: leaving.signal });
     await reachedRecord;

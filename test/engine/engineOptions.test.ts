@@ -60,4 +60,14 @@ describe('createEngine takes good options as they are', () => {
     expect(() => createEngine({ cacheSize: Number.POSITIVE_INFINITY, trace: sink })).not.toThrow();
     expect(() => createEngine(undefined)).not.toThrow();
   });
+
+  it('accepts a store that shares state itself (like stitch-fetch/redis’s), which is no `Store`', () => {
+    const shared = { circuit() {}, claim() {}, settle() {} };
+    expect(() => createEngine({ store: shared as unknown as EngineOptions['store'] })).not.toThrow();
+    // Half of one is neither: it is checked as a `Store`.
+    const half = thrownBy(() =>
+      createEngine({ store: { circuit() {} } as unknown as EngineOptions['store'] }),
+    );
+    expect(half).toMatchObject({ kind: 'config', field: 'store.get' });
+  });
 });

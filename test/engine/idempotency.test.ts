@@ -5,6 +5,7 @@ import {
   idempotencyKeyFor,
   mintKey,
   normalizeIdempotency,
+  RECORD_TTL,
 } from '../../src/engine/idempotency';
 import type { StitchInput } from '../../src/engine/request';
 
@@ -27,7 +28,11 @@ describe('normalizeIdempotency', () => {
 
   it('uses the Idempotency-Key header for true', () => {
     expect(IDEMPOTENCY_HEADER).toBe('Idempotency-Key');
-    expect(normalizeIdempotency(true, 's')).toEqual({ header: 'Idempotency-Key', keyOf: undefined });
+    expect(normalizeIdempotency(true, 's')).toEqual({
+      header: 'Idempotency-Key',
+      keyOf: undefined,
+      ttl: RECORD_TTL,
+    });
   });
 
   it('keeps keyOf and a custom header', () => {
@@ -35,8 +40,13 @@ describe('normalizeIdempotency', () => {
     expect(normalizeIdempotency({ keyOf, header: 'X-Request-Key' }, 's')).toEqual({
       header: 'X-Request-Key',
       keyOf,
+      ttl: RECORD_TTL,
     });
-    expect(normalizeIdempotency({}, 's')).toEqual({ header: IDEMPOTENCY_HEADER, keyOf: undefined });
+    expect(normalizeIdempotency({}, 's')).toEqual({
+      header: IDEMPOTENCY_HEADER,
+      keyOf: undefined,
+      ttl: RECORD_TTL,
+    });
   });
 
   it('refuses null and other non-objects, naming the option', () => {
@@ -63,7 +73,9 @@ describe('idempotencyKeyFor', () => {
 
   it("prefers the caller's key, even when the stitch has no policy", () => {
     const keyOf = vi.fn(() => 'derived');
-    expect(idempotencyKeyFor({ header: IDEMPOTENCY_HEADER, keyOf }, input, 'caller-key')).toBe('caller-key');
+    expect(
+      idempotencyKeyFor({ header: IDEMPOTENCY_HEADER, keyOf, ttl: RECORD_TTL }, input, 'caller-key'),
+    ).toBe('caller-key');
     expect(keyOf).not.toHaveBeenCalled();
     expect(idempotencyKeyFor(undefined, input, 'caller-key')).toBe('caller-key');
   });

@@ -331,13 +331,16 @@ describe('normalizeThrottle', () => {
       concurrency: 4,
       rate: undefined,
       maxWait: Infinity,
+      shared: true,
     });
     expect(normalizeThrottle({ key: 'api', rate: { count: 3, per: 50 }, maxWait: 0 }, 'x')).toEqual({
       key: 'api',
       concurrency: Infinity,
       rate: { count: 3, per: 50 },
       maxWait: 0,
+      shared: true,
     });
+    expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toBe(false);
   });
 
   it.each<[unknown, string]>([
@@ -351,6 +354,7 @@ describe('normalizeThrottle', () => {
     [{ rate: { count: 1, per: '1000' } }, 'throttle.rate'],
     [{ concurrency: 1, maxWait: -1 }, 'throttle.maxWait'],
     [{ concurrency: 1, maxWait: Number.NaN }, 'throttle.maxWait'],
+    [{ concurrency: 1, shared: 'yes' }, 'throttle.shared'],
     [{ concurrency: 1, key: '' }, 'throttle.key'],
     [{ maxWait: 100 }, 'throttle'],
     [{}, 'throttle'],

@@ -1,5 +1,6 @@
-import type { StitchInput } from '../../src/index';
-import type { LedgerEntry, Reply } from './vendor';
+import { type IdempotencyOptions, type StitchConfig, type StitchInput, stitch } from '../../src/index';
+import { uniqueKey } from './keys';
+import type { LedgerEntry, Reply, Vendor } from './vendor';
 
 /** What a test charges. */
 export interface Order {
@@ -36,4 +37,19 @@ export function paymentLedger() {
     return slow.has(entry.n) ? 'hold' : { status: 201, body: charge };
   };
   return { charges, slow, respond };
+}
+
+/** A POST of an order to the vendor's /charges. */
+export function chargeStitch(
+  vendor: Vendor,
+  idempotency: IdempotencyOptions<ChargeInput> = true,
+  config: Partial<StitchConfig<Charge, ChargeInput>> = {},
+) {
+  return stitch<Charge, ChargeInput>({
+    name: uniqueKey('charge'),
+    method: 'POST',
+    url: vendor.url('/charges'),
+    idempotency,
+    ...config,
+  });
 }

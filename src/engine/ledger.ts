@@ -1,0 +1,139 @@
+/**
+ * Idempotency records: a call under a caller-owned idempotency key first claims the key in the
+ * engine's shared state. A key that already succeeded (in this process or another sharing the
+ * store) resolves with the recorded data and sends nothing; a key another call holds is waited on
+ * (bounded by the caller's signal and the total deadline) instead of being sent a second time; a
+ * key whose run failed or was cancelled is freed, so it can be sent again.
+ *
+ *   A: claim ─ claimed ─ send ──────────── response ─ settle(done) ─┐
+ *   B:            claim ─ pending ─ pause ·········· (woken or polled) ─ claim ─ done: A's data
+ */
+import { linkSignals, raceAbort } from './abort';
+import type { ExecutionContext } from './attempt';
+import type { Clock } from './clock';
+import { reasonMessage } from './errors';
+import { type ExecutionResult, expiredTotal } from './execute';
+import { mintKey } from './idempotency';
+import { isPlainData } from './keys';
+import type { Claim, SharedState } from './shared';
+import { type Deadline, startDeadline } from './timeout';
+
+/** How long a claim holds a key beyond the call's total deadline (or alone, without one). */
+const LEASE_MARGIN = 5_000;
+const LEASE_UNBOUNDED = 60_000;
+/** Polling a key another process holds: the first pause, doubling up to the last. */
+const FIRST_PAUSE = 20;
+const LAST_PAUSE = 500;
+
+/** Runs keyed calls through their records. */
+export interface Ledger {
+  /**
+   * Runs `send` (the attempt loop, on the deadline it is given) under the record of the call's
+   * idempotency key, scoped by stitch name, unless the record answers first. A recorded success
+   * comes back with `recorded: true`; a success is recorded for `ttl` ms.
+   */
+  run<TData>(
+    context: ExecutionContext<TData>,
+    ttl: number,
+    send: (total: Deadline) => Promise<ExecutionResult<TData>>,
+  ): Promise<ExecutionResult<TData>>;
+}
+
+/** Creates the ledger over `shared`. Waiters in this process wake as soon as a key here settles. */
+export function createLedger(shared: SharedState): Ledger {
+  const waiters = new Map<string, Set<() => void>>();
+
+  const wake = (key: string) => {
+    const woken = waiters.get(key);
+    waiters.delete(key);
+    for (const wakeUp of woken ?? []) wakeUp();
+  };
+
+  /** Sleeps `ms` on the engine's clock, or less if `key` settles here first; rejects on abort. */
+  const pause = async (clock: Clock, key: string, ms: number, signal: AbortSignal) => {
+    const link = linkSignals(signal);
+    const set = waiters.get(key) ?? new Set();
+    waiters.set(key, set);
+    const wakeUp = () => link.abort(undefined);
+    set.add(wakeUp);
+    try {
+      await clock.sleep(ms, link.signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+    } finally {
+      set.delete(wakeUp);
+      link.dispose();
+    }
+  };
+
+  return {
+    async run<TData>(
+      context: ExecutionContext<TData>,
+      ttl: number,
+      send: (total: Deadline) => Promise<ExecutionResult<TData>>,
+    ): Promise<ExecutionResult<TData>> {
+      const { definition, parts } = context;
+      const key = context.idempotencyKey as string;
+      // Another stitch (another endpoint) may use the same key for something else.
+      const recordKey = `${definition.name}:${key}`;
+      const total = startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+      const lease = (definition.timeout.total ?? LEASE_UNBOUNDED - LEASE_MARGIN) + LEASE_MARGIN;
+      const owner = mintKey();
+      const storeError = (error: unknown) =>
+        context.emit({ type: 'store', operation: 'idempotency', key, error: reasonMessage(error) });
+      const stopped = (): ExecutionResult<TData> =>
+        context.signal.aborted ? { type: 'aborted' } : expiredTotal(context, total, 0);
+      try {
+        for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
+          let claim: Claim;
+          const claiming = shared.claim(recordKey, owner, lease);
+          try {
+            claim = await raceAbort(claiming, total.signal);
+          } catch (error) {
+            if (total.signal.aborted) {
+              // A claim that lands after its caller left must not hold the key until its lease ends.
+              claiming
+                .then((late) =>
+                  late.status === 'claimed' ? shared.settle(recordKey, owner, undefined, ttl) : undefined,
+                )
+                .then(
+                  () => wake(recordKey),
+                  () => wake(recordKey),
+                );
+              return stopped();
+            }
+            // Fail open: an unreachable store must not stop the write, only its de-duplication.
+            storeError(error);
+            return await send(total);
+          }
+          if (claim.status === 'done') {
+            context.emit({ type: 'idempotency', key, status: 'recorded' });
+            return { type: 'success', data: claim.data as TData, recorded: true };
+          }
+          if (claim.status === 'claimed') {
+            const result = await send(total);
+            const outcome =
+              result.type === 'success' && isPlainData(result.data) ? { data: result.data } : undefined;
+            // The record is written even when the caller has gone; only the wait for it is bounded.
+            const settling = shared.settle(recordKey, owner, outcome, ttl).then(
+              () => undefined,
+              (error: unknown) => ({ error }),
+            );
+            settling.then(() => wake(recordKey));
+            const failed = await raceAbort(settling, total.signal).catch(() => undefined);
+            if (failed) storeError(failed.error);
+            return result;
+          }
+          if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
+          try {
+            await pause(parts.clock, recordKey, wait, total.signal);
+          } catch {
+            return stopped();
+          }
+        }
+      } finally {
+        total.dispose();
+      }
+    },
+  };
+}

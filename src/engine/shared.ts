@@ -1,0 +1,211 @@
+/**
+ * Shared state: what the breaker, idempotency records, and (with a networked store) the throttle's
+ * rate and the retry budget keep between calls, as a handful of atomic operations. The memory
+ * store and any `Store` get them from {@link storeState}, built on `Store.update`; `stitch-fetch/redis`
+ * implements them as Lua scripts, each one round trip, timed by the Redis server's clock (the
+ * processes' own clocks cannot be compared).
+ */
+import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep } from './circuit';
+import { asState, CLOSED, describeStored } from './circuitState';
+import type { Clock } from './clock';
+import type { RetryBudget } from './retry';
+import type { Store } from './store';
+
+/** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
+export interface CircuitChange {
+  from: CircuitState;
+  to: CircuitState;
+  /** The time the operation ran at, on the store's clock: `until` and lease `expires` are on it too. */
+  now: number;
+  /**
+   * Set when the store held a corrupt breaker state (a printable account of it): the operation
+   * read it as closed and, unless it was a `read`, replaced it.
+   */
+  corrupt?: string;
+}
+
+/** What an idempotency record says about its key. */
+export type Claim =
+  /** Nobody holds the key: the caller now does, and sends. */
+  | { status: 'claimed' }
+  /** Another call holds the key and has not settled it yet. */
+  | { status: 'pending' }
+  /** A call under this key succeeded; `data` is what it resolved with. */
+  | { status: 'done'; data: unknown };
+
+/** A stored idempotency record. */
+export type IdempotencyRecord = { state: 'pending'; owner: string } | { state: 'done'; data: unknown };
+
+/** A rate as the throttle keeps it: `count` grants in any `per` ms. */
+export interface RateLimits {
+  count: number;
+  per: number;
+}
+
+/** A retry budget as the retry policy keeps it. */
+export interface BudgetLimits {
+  ratio: number;
+  floor: number;
+  window: number;
+}
+
+/**
+ * The operations behind breakers, idempotency records, shared rates and retry budgets. Each one is
+ * atomic where the state lives and keeps every entry under a time to live.
+ */
+export interface SharedState {
+  /** Applies `command` to the breaker of `key` and returns what it changed. */
+  circuit(key: string, command: CircuitCommand, limits: CircuitLimits): Promise<CircuitChange>;
+  /** Takes `key` for `owner` for `lease` ms unless a record holds it; says what holds it. */
+  claim(key: string, owner: string, lease: number): Promise<Claim>;
+  /**
+   * Ends `owner`'s hold on `key`: with `outcome`, records it for `ttl` ms; without, frees the key
+   * so it can be sent again. A record someone else now holds is left alone.
+   */
+  settle(key: string, owner: string, outcome: { data: unknown } | undefined, ttl: number): Promise<void>;
+  /**
+   * Present only where several processes share the state. Takes one grant of `rate` for `key`
+   * under `id`; resolves 0 when taken, else how many ms until one may be.
+   */
+  takeRate?(key: string, rate: RateLimits, id: string): Promise<number>;
+  /** Hands back grant `id` of `key` (nothing was sent under it). */
+  returnRate?(key: string, id: string): Promise<void>;
+  /**
+   * Present only where several processes share the state. Adds `calls` to the budget of `key`;
+   * with `retry`, also takes one retry if it fits and says whether it did.
+   */
+  budget?(key: string, limits: BudgetLimits, calls: number, retry: boolean): Promise<boolean>;
+  /**
+   * With `takeRate`: waits (abortably, up to `options.maxWait`) for a grant of the shared rate over
+   * `store` (these operations, bounded by the engine). The code ships with the store, so an app
+   * whose store cannot share never bundles it.
+   */
+  waitForRate?(
+    store: RateStore,
+    clock: Clock,
+    key: string,
+    rate: RateLimits,
+    options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
+  ): Promise<RateRelease>;
+  /** With `budget`: the retry budget over `store`, falling back to `local` while it fails. */
+  shareBudget?(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget;
+}
+
+/** The operations a shared rate needs. */
+export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate'>>;
+
+/** The operation a shared retry budget needs. */
+export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
+
+/** Gives a shared rate's grant back when nothing was sent under it; calling it again does nothing. */
+export type RateRelease = (unused?: boolean) => void;
+
+/** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
+export function circuitTtl(limits: CircuitLimits): number {
+  return 2 * (limits.cooldown + limits.probeTimeout) + (limits.window?.size ?? 0);
+}
+
+/**
+ * Shared state over any `Store`, timed by `now`. A breaker change reads first and writes only when
+ * the state would change (a closed breaker costs one read); `update` re-runs the step on the value
+ * it holds, so a read gone stale in between is harmless.
+ */
+export function storeState(store: Store, now: () => number): SharedState {
+  return {
+    async circuit(key, command, limits) {
+      const storeKey = `circuit:${key}`;
+      const at = now();
+      const step = circuitStep(command, limits, at);
+      const read = await store.get<unknown>(storeKey);
+      const seen = asState(read);
+      const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
+      const current = seen ?? CLOSED;
+      // A corrupt value is written over by the next change, whatever the step.
+      if (command.type === 'read' || (seen !== undefined && step(current) === current))
+        return { from: current, to: current, now: at, ...corrupt };
+      // Overwritten on each call of the transition; the store commits the last call's result.
+      let from = current;
+      const to =
+        asState(
+          await store.update<unknown>(
+            storeKey,
+            (stored) => {
+              from = asState(stored) ?? CLOSED;
+              return step(from);
+            },
+            circuitTtl(limits),
+          ),
+        ) ?? CLOSED;
+      return { from, to, now: at, ...corrupt };
+    },
+    async claim(key, owner, lease) {
+      const storeKey = `idempotency:${key}`;
+      const held = (current: IdempotencyRecord | undefined): Claim =>
+        current === undefined || (current.state === 'pending' && current.owner === owner)
+          ? { status: 'claimed' }
+          : current.state === 'done'
+            ? { status: 'done', data: current.data }
+            : { status: 'pending' };
+      const seen = await store.get<IdempotencyRecord>(storeKey);
+      if (seen) return held(seen);
+      const mine: IdempotencyRecord = { state: 'pending', owner };
+      return held(await store.update<IdempotencyRecord>(storeKey, (current) => current ?? mine, lease));
+    },
+    async settle(key, owner, outcome, ttl) {
+      const storeKey = `idempotency:${key}`;
+      const current = await store.get<IdempotencyRecord>(storeKey);
+      if (current && (current.state !== 'pending' || current.owner !== owner)) return;
+      if (outcome) await store.set<IdempotencyRecord>(storeKey, { state: 'done', data: outcome.data }, ttl);
+      else if (current) await store.delete(storeKey);
+    },
+  };
+}
+
+/** Whether `value` is a `SharedState` (a store that implements the operations itself, like Redis's). */
+export function isSharedState(value: unknown): value is SharedState {
+  const candidate = value as Partial<SharedState> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.circuit === 'function' &&
+    typeof candidate.claim === 'function' &&
+    typeof candidate.settle === 'function'
+  );
+}
+
+/**
+ * Bounds every operation of `shared` to `timeout` ms with `bound` (see `boundedStore`), so a slow
+ * store rejects and the caller fails open.
+ */
+export function boundedShared(
+  shared: SharedState,
+  bound: <T>(operation: () => Promise<T>) => Promise<T>,
+): SharedState {
+  const { takeRate, returnRate, budget, waitForRate, shareBudget } = shared;
+  return {
+    ...(waitForRate && { waitForRate }),
+    ...(shareBudget && { shareBudget }),
+    circuit: (key, command, limits) => bound(() => shared.circuit(key, command, limits)),
+    claim: (key, owner, lease) => bound(() => shared.claim(key, owner, lease)),
+    settle: (key, owner, outcome, ttl) => bound(() => shared.settle(key, owner, outcome, ttl)),
+    ...(takeRate && { takeRate: (key, rate, id) => bound(() => takeRate.call(shared, key, rate, id)) }),
+    ...(returnRate && { returnRate: (key, id) => bound(() => returnRate.call(shared, key, id)) }),
+    ...(budget && {
+      budget: (key, limits, calls, retry) => bound(() => budget.call(shared, key, limits, calls, retry)),
+    }),
+  };
+}
+
+/** Waits for a grant of a shared rate; see {@link SharedState.waitForRate}. */
+export type RateWaiter = (
+  key: string,
+  rate: RateLimits,
+  options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
+) => Promise<RateRelease>;
+
+/** The shared rate of `shared`, when it can share one across processes. */
+export function sharedRates(shared: SharedState, clock: Clock): RateWaiter | undefined {
+  const { takeRate, returnRate, waitForRate } = shared;
+  if (!takeRate || !returnRate || !waitForRate) return undefined;
+  return (key, rate, options) => waitForRate({ takeRate, returnRate }, clock, key, rate, options);
+}

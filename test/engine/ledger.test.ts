@@ -1,0 +1,196 @@
+/**
+ * Idempotency records on the default (memory) store: a keyed write that succeeded answers its
+ * re-issue from the record; a re-issue while it is in flight waits for it; a key whose run failed
+ * or was cancelled can be sent again. The same contract holds across processes on Redis
+ * (test/redis/processes.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  createEngine,
+  createMemoryStore,
+  type IdempotencyOptions,
+  type Store,
+  stitch,
+} from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { type Charge, type ChargeInput, chargeStitch as charge, paymentLedger } from '../helpers/payments';
+import { rejection, startScenario, until } from '../helpers/runs';
+import type { Vendor } from '../helpers/vendor';
+
+const order: ChargeInput = { body: { orderId: 'order-42', amount: 1_999 } };
+const owned = { idempotencyKey: 'order-42' };
+
+async function setup(store?: Store) {
+  const payments = paymentLedger();
+  const scenario = await startScenario({ respond: payments.respond, ...(store && { engine: { store } }) });
+  return { ...scenario, ...payments };
+}
+
+/** A charge that is not retried, so a failure is final. */
+const chargeStitch = (vendor: Vendor, idempotency: IdempotencyOptions<ChargeInput> = true) =>
+  charge(vendor, idempotency, { retry: 1 });
+
+describe('a key that succeeded', () => {
+  it('answers a re-issue from its record: nothing sent, the report says so', async () => {
+    const { vendor, engine, charges } = await setup();
+    const charge = chargeStitch(vendor);
+    const first = await charge(order, { engine, ...owned });
+
+    const again = charge(order, { engine, ...owned });
+    await expect(again).resolves.toEqual(first);
+    const report = await again.report();
+    expect(report).toMatchObject({ ok: true, source: 'recorded', requests: 0, dispatched: false });
+    expect(report.events).toContainEqual(
+      expect.objectContaining({ type: 'idempotency', key: 'order-42', status: 'recorded' }),
+    );
+    expect(vendor.requests()).toBe(1);
+    expect(charges.size).toBe(1);
+  });
+
+  it('is sent again once its record has lived `ttl` ms', async () => {
+    const { vendor, engine, clock } = await setup();
+    const charge = chargeStitch(vendor, { keyOf: (input) => input.body.orderId, ttl: 1_000 });
+    await charge(order, { engine });
+    await clock.advance(999);
+    expect((await charge(order, { engine }).report()).source).toBe('recorded');
+    await clock.advance(1);
+    expect((await charge(order, { engine }).report()).source).toBe('live');
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('is not answered for another stitch using the same key', async () => {
+    const { vendor, engine } = await setup();
+    await chargeStitch(vendor)(order, { engine, ...owned });
+    await chargeStitch(vendor)(order, { engine, ...owned });
+    expect(vendor.requests()).toBe(2);
+  });
+});
+
+describe('a key in flight', () => {
+  it('makes a re-issue wait for its outcome: one request, both get its data', async () => {
+    const { vendor, engine, slow, charges } = await setup();
+    slow.add(1);
+    const charge = chargeStitch(vendor);
+    const first = charge(order, { engine, ...owned });
+    await vendor.arrival(1);
+
+    const again = charge(order, { engine, ...owned });
+    expect(await until(again, 'idempotency')).toMatchObject({ status: 'waiting' });
+    vendor.release(1, { status: 201, body: charges.get('order-42') });
+
+    const data = await first;
+    await expect(again).resolves.toEqual(data);
+    expect((await again.report()).source).toBe('recorded');
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a waiter whose caller aborts rejects at once with that reason; the first goes on', async () => {
+    const { vendor, engine, slow, charges } = await setup();
+    slow.add(1);
+    const charge = chargeStitch(vendor);
+    const first = charge(order, { engine, ...owned });
+    await vendor.arrival(1);
+    const controller = new AbortController();
+    const again = charge(order, { engine, ...owned, signal: controller.signal });
+    await until(again, 'idempotency');
+
+    const reason = new Error('user left');
+    controller.abort(reason);
+    const error = await rejection(again);
+    expect(error).toMatchObject({ kind: 'aborted', requests: 0, dispatched: false });
+    expect(error.cause).toBe(reason);
+    vendor.release(1, { status: 201, body: charges.get('order-42') });
+    await expect(first).resolves.toMatchObject({ id: 'ch_1' });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a waiter is bounded by its total deadline; one in another engine polls the shared store', async () => {
+    const { vendor, clock, slow } = await setup();
+    slow.add(1);
+    // Two engines on one store play two processes: the same stitch, one with a deadline.
+    const store = createMemoryStore(clock.now);
+    const other = createEngine({ clock, store });
+    const mine = createEngine({ clock, store });
+    const name = uniqueKey('charge');
+    const config = { name, method: 'POST' as const, url: vendor.url('/charges'), idempotency: true };
+    const first = stitch<Charge, ChargeInput>(config)(order, { engine: other, ...owned });
+    await vendor.arrival(1);
+    const again = stitch<Charge, ChargeInput>({ ...config, timeout: 1_000 })(order, {
+      engine: mine,
+      ...owned,
+    });
+    await until(again, 'idempotency');
+
+    await clock.advance(1_000);
+    expect(await rejection(again)).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
+    expect(clock.pending()).toBe(0);
+    vendor.release(1);
+    await first;
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
+describe('a key that did not succeed can be sent again', () => {
+  it('after its run failed', async () => {
+    const { vendor, engine } = await setup();
+    vendor.script({ status: 500, body: { error: 'boom' } });
+    const charge = chargeStitch(vendor);
+    expect(await rejection(charge(order, { engine, ...owned }))).toMatchObject({ kind: 'http', status: 500 });
+    const again = charge(order, { engine, ...owned });
+    await expect(again).resolves.toMatchObject({ id: 'ch_1' });
+    expect((await again.report()).source).toBe('live');
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('after it was cancelled before dispatch', async () => {
+    const { vendor, engine } = await setup();
+    const charge = chargeStitch(vendor);
+    const controller = new AbortController();
+    const first = charge(order, { engine, ...owned, signal: controller.signal });
+    controller.abort(new Error('changed my mind'));
+    expect(await rejection(first)).toMatchObject({ kind: 'aborted', dispatched: false });
+
+    await expect(charge(order, { engine, ...owned })).resolves.toMatchObject({ id: 'ch_1' });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a minted key (idempotency: true, no caller key) is never recorded', async () => {
+    const memory = createMemoryStore();
+    const written: string[] = [];
+    const store: Store = {
+      ...memory,
+      update: (key, transition, ttl) => {
+        written.push(key);
+        return memory.update(key, transition, ttl);
+      },
+    };
+    const { vendor, engine } = await setup(store);
+    await chargeStitch(vendor)(order, { engine });
+    expect(written.filter((key) => key.startsWith('idempotency:'))).toEqual([]);
+  });
+});
+
+describe('a store that fails', () => {
+  it('fails open: the write is sent, a store event says why', async () => {
+    const memory = createMemoryStore();
+    const broken: Store = {
+      ...memory,
+      get: async (key) => {
+        if (key.startsWith('idempotency:')) throw new Error('store down');
+        return memory.get(key);
+      },
+    };
+    const { vendor, engine } = await setup(broken);
+    const run = chargeStitch(vendor)(order, { engine, ...owned });
+    await expect(run).resolves.toMatchObject({ id: 'ch_1' });
+    expect((await run.report()).events).toContainEqual(
+      expect.objectContaining({
+        type: 'store',
+        operation: 'idempotency',
+        key: 'order-42',
+        error: 'store down',
+      }),
+    );
+    expect(vendor.requests()).toBe(1);
+  });
+});

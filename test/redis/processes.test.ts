@@ -1,0 +1,205 @@
+/**
+ * Many processes, one truth: four Node processes, each an engine on one real redis-server, call
+ * one flaky node:http vendor. The breaker, its half-open lease, a shared rate and idempotency
+ * records hold across all of them (issue 16). Each test has its own vendor and key prefix.
+ */
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentLedger } from '../helpers/payments';
+import { createVendor, type LedgerEntry, type Reply, type Vendor } from '../helpers/vendor';
+import { type ClientKind, connect } from './clients';
+import { type RedisServer, redisServerPath, startRedis } from './server';
+import { startWorkers, type Target, type WorkerCall, type WorkerResult } from './workers';
+
+let server: RedisServer;
+let admin: Awaited<ReturnType<typeof connect>>;
+let pool: Awaited<ReturnType<typeof startWorkers>>;
+const send = (args: string[]) =>
+  (admin.client as { sendCommand(a: string[]): Promise<unknown> }).sendCommand(args);
+
+beforeAll(async () => {
+  if (!redisServerPath()) return;
+  server = await startRedis();
+  admin = await connect('redis', server.url);
+  pool = await startWorkers(4, server.url);
+});
+afterAll(async () => {
+  pool?.stop();
+  await admin?.close();
+  await server?.stop();
+});
+
+/** A vendor answering `respond`, and the four workers aimed at it on a fresh key prefix. */
+async function setup(respond: (entry: LedgerEntry) => Reply, client: ClientKind = 'redis') {
+  const vendor: Vendor = await createVendor({ respond });
+  const target: Target = { vendor: vendor.origin, prefix: `t${randomUUID()}:`, client };
+  const workers = pool.workers.map((worker) => ({
+    call: (call: WorkerCall) => worker.call(target, call),
+    abort: (id: number) => worker.abort(id),
+    one: async (call: WorkerCall) => (await worker.call(target, call).results)[0] as WorkerResult,
+  }));
+  return { vendor, workers, prefix: target.prefix, [Symbol.asyncDispose]: () => vendor.close() };
+}
+
+const down: Reply = { status: 503, body: { error: 'down' } };
+
+/** Resolves once `count` of `promises` have settled, with which ones and their values. */
+function firstSettled<T>(promises: Promise<T>[], count: number): Promise<Array<{ index: number; value: T }>> {
+  const settled: Array<{ index: number; value: T }> = [];
+  return new Promise((resolve) => {
+    for (const [index, promise] of promises.entries()) {
+      promise.then((value) => {
+        settled.push({ index, value });
+        if (settled.length === count) resolve([...settled]);
+      });
+    }
+  });
+}
+
+/** Subscribes to writes of `key` (Redis's keyspace notifications); `next` resolves at the first. */
+async function watchWrites(key: string): Promise<{ next: Promise<void> }> {
+  await send(['CONFIG', 'SET', 'notify-keyspace-events', 'K$']);
+  const subscriber = createClient({ url: server.url });
+  await subscriber.connect();
+  let written: () => void = () => {};
+  const write = new Promise<void>((resolve) => {
+    written = resolve;
+  });
+  await subscriber.subscribe(`__keyspace@0__:${key}`, () => written());
+  return { next: write.finally(() => subscriber.destroy()) };
+}
+
+describe.skipIf(!redisServerPath())('four processes on one Redis', () => {
+  it.each(['redis', 'ioredis'] as const)(
+    'the breaker opens after `failures` failures in total across the processes (%s)',
+    async (client) => {
+      await using s = await setup(() => down, client);
+      for (const worker of s.workers) {
+        expect(await worker.one({ stitch: 'read' })).toMatchObject({ ok: false, error: { kind: 'http' } });
+      }
+      // failures: 4, one in each process: the breaker is open for every one of them.
+      for (const worker of s.workers) {
+        expect(await worker.one({ stitch: 'read' })).toMatchObject({
+          ok: false,
+          error: { kind: 'circuit-open', requests: 0 },
+        });
+      }
+      expect(s.vendor.requests()).toBe(4);
+    },
+  );
+
+  it('in half-open exactly one probe goes out; its caller cancelling frees the lease at once', async () => {
+    await using s = await setup((entry) => (entry.n <= 4 ? down : 'hold'));
+    for (const worker of s.workers) await worker.one({ stitch: 'read' });
+    const key = `${s.prefix}circuit:vendor`;
+    // The cooldown (60 s) is over, as far as the server's clock is concerned.
+    await send(['SET', key, JSON.stringify({ state: 'open', until: 0 }), 'PX', '60000']);
+
+    const calls = s.workers.map((worker) => worker.call({ stitch: 'read' }));
+    const refused = await firstSettled(
+      calls.map((call) => call.results),
+      3,
+    );
+    await s.vendor.arrival(5);
+    for (const { value } of refused) {
+      expect(value[0]).toMatchObject({ ok: false, error: { kind: 'circuit-open', requests: 0 } });
+    }
+    expect(s.vendor.requests()).toBe(5);
+
+    // The probe's caller leaves: the lease is written free, long before its 60 s expiry...
+    const probe = [0, 1, 2, 3].find((n) => !refused.some(({ index }) => index === n)) as number;
+    const freed = await watchWrites(key);
+    s.workers[probe]?.abort(calls[probe]?.id as number);
+    expect((await calls[probe]?.results)?.[0]).toMatchObject({ error: { kind: 'aborted', requests: 1 } });
+    await freed.next;
+    expect(JSON.parse(String(await send(['GET', key])))).toEqual({ state: 'half-open', lease: null });
+    // ...so the next caller, in another process, is the probe at once.
+    const next = s.workers[(probe + 1) % 4]?.call({ stitch: 'read' });
+    expect((await s.vendor.arrival(6)).path).toBe('/read');
+    s.vendor.release(6, { status: 200, body: { ok: true } });
+    expect((await next?.results)?.[0]).toMatchObject({ ok: true, requests: 1 });
+    expect(JSON.parse(String(await send(['GET', key])))).toEqual({ state: 'closed', failures: 0 });
+  });
+
+  it('1,000 caller aborts spread over the processes never move the breaker', async () => {
+    await using s = await setup(() => ({ fault: 'hang' }));
+    const batches = s.workers.flatMap((worker) => [
+      worker.call({ stitch: 'read', count: 125, abort: 'at-once' }).results,
+      worker.call({ stitch: 'read', count: 125, abort: 'on-request' }).results,
+    ]);
+    const outcomes = (await Promise.all(batches)).flat();
+    expect(outcomes).toHaveLength(1_000);
+    expect(outcomes.every((outcome) => outcome.error?.kind === 'aborted')).toBe(true);
+    expect(outcomes.filter((outcome) => outcome.requests === 1)).toHaveLength(500);
+    // Nothing was counted: a clean success needs no write either, so the breaker has no entry.
+    expect(await send(['GET', `${s.prefix}circuit:vendor`])).toBeNull();
+  });
+
+  it("a shared '20/s' rate: no more than 20 grants, nor vendor requests, in any 1 s window", async () => {
+    const arrivals: number[] = [];
+    await using s = await setup((entry) => {
+      if (entry.path === '/limited') arrivals.push(performance.now());
+      return { status: 200, body: {} };
+    });
+    // A process's first fetch is slow (its HTTP client starts up): warm each up, unthrottled.
+    await Promise.all(s.workers.map((worker) => worker.one({ stitch: 'read' })));
+    // Every grant is a ZADD inside the script, scored with the server's time: MONITOR sees each.
+    const grants: number[] = [];
+    const monitor = createClient({ url: server.url });
+    await monitor.connect();
+    await monitor.monitor((line: string) => {
+      const zadd = /\[0 lua\] "ZADD" "[^"]*rate:[^"]*" "(\d+)"/.exec(line);
+      if (zadd) grants.push(Number(zadd[1]));
+    });
+    const done = await Promise.all(
+      s.workers.map((worker) => worker.call({ stitch: 'limited', count: 15 }).results),
+    );
+    await monitor.destroy();
+    expect(done.flat().every((outcome) => outcome.ok && outcome.store === 0)).toBe(true);
+    expect(grants).toHaveLength(60);
+    expect(arrivals).toHaveLength(60);
+    // On the server's clock, exactly: the 21st grant after any grant comes 1 s or more after it.
+    grants.sort((a, b) => a - b);
+    for (let i = 0; i + 20 < grants.length; i++) {
+      expect((grants[i + 20] as number) - (grants[i] as number)).toBeGreaterThanOrEqual(1_000);
+    }
+    // At the vendor, give or take how late a loaded machine delivers a request after its grant.
+    const lateness = 400;
+    arrivals.sort((a, b) => a - b);
+    for (let i = 0; i + 20 < arrivals.length; i++) {
+      expect((arrivals[i + 20] as number) - (arrivals[i] as number)).toBeGreaterThanOrEqual(1_000 - lateness);
+    }
+  });
+
+  it('a keyed write re-issued from another process after success sends nothing, returns the record', async () => {
+    const payments = paymentLedger();
+    await using s = await setup(payments.respond);
+    const order = { body: { orderId: 'order-42', amount: 1_999 } };
+    const first = await s.workers[0]?.one({ stitch: 'write', input: order });
+    expect(first).toMatchObject({ ok: true, source: 'live', requests: 1 });
+    const again = await s.workers[1]?.one({ stitch: 'write', input: order });
+    expect(again).toMatchObject({ ok: true, source: 'recorded', requests: 0, data: first?.data });
+    expect(s.vendor.requests()).toBe(1);
+  });
+
+  it('a keyed write re-issued while in flight elsewhere waits: the vendor sees one request', async () => {
+    const payments = paymentLedger();
+    payments.slow.add(1);
+    await using s = await setup(payments.respond);
+    const order = { body: { orderId: 'order-43', amount: 500 } };
+    const first = s.workers[0]?.call({ stitch: 'write', input: order });
+    await s.vendor.arrival(1);
+    const again = s.workers[1]?.call({ stitch: 'write', input: order });
+    expect(await again?.event).toMatchObject({ type: 'idempotency', status: 'waiting' });
+    s.vendor.release(1, { status: 201, body: payments.charges.get('order-43') });
+
+    const [[a], [b]] = (await Promise.all([first?.results, again?.results])) as [
+      WorkerResult[],
+      WorkerResult[],
+    ];
+    expect(a).toMatchObject({ ok: true, source: 'live', requests: 1 });
+    expect(b).toMatchObject({ ok: true, source: 'recorded', requests: 0, data: a?.data });
+    expect(s.vendor.requests()).toBe(1);
+  });
+});

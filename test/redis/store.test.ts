@@ -1,0 +1,239 @@
+/**
+ * `createRedisStore` against a real redis-server, in this process: its failure modes (the server
+ * stopped mid-run and back, a slow server), keys that all expire, and a server that forgot the
+ * scripts. The multi-process contract is in processes.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type EngineOptions, isStitchError, stitch } from '../../src/index';
+import { createRedisStore, type RedisClient } from '../../src/redis/index';
+import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
+import { type ClientKind, connect, ready } from './clients';
+import { type RedisServer, redisServerPath, startRedis } from './server';
+
+let server: RedisServer;
+let admin: Awaited<ReturnType<typeof connect>>;
+const send = (args: string[]) =>
+  (admin.client as { sendCommand(a: string[]): Promise<unknown> }).sendCommand(args);
+
+beforeAll(async () => {
+  if (!redisServerPath()) return;
+  server = await startRedis();
+  admin = await connect('redis', server.url);
+});
+afterAll(async () => {
+  await admin?.close();
+  await server?.stop();
+});
+
+/** An engine on a Redis store of a `kind` client, a fresh prefix and a vendor answering `respond`. */
+async function setup(
+  kind: ClientKind,
+  respond: (entry: LedgerEntry) => Reply,
+  engine: Omit<EngineOptions, 'store'> = {},
+) {
+  const vendor = await createVendor({ respond });
+  const { client, close } = await connect(kind, server.url);
+  const prefix = `t${randomUUID()}:`;
+  const store = createRedisStore(client, { prefix });
+  const read = stitch({
+    name: 'read',
+    url: vendor.url('/read'),
+    retry: 1,
+    coalesce: false,
+    circuit: { key: 'vendor', failures: 2 },
+  });
+  return {
+    vendor,
+    client,
+    prefix,
+    read,
+    engine: createEngine({ ...engine, store }),
+    [Symbol.asyncDispose]: async () => {
+      await close();
+      await vendor.close();
+    },
+  };
+}
+
+const ok: Reply = { status: 200, body: { ok: true } };
+const storeEvents = async (run: { report(): Promise<{ events: readonly { type: string }[] }> }) =>
+  (await run.report()).events.filter((event) => event.type === 'store');
+
+describe.skipIf(!redisServerPath())('createRedisStore', () => {
+  describe.each(['redis', 'ioredis'] as const)('with a %s client', (kind) => {
+    it('Redis stopped mid-run: calls go ahead with a store event; back: state is shared again', async () => {
+      let reply = ok;
+      await using s = await setup(kind, () => reply);
+      const before = s.read(undefined, { engine: s.engine });
+      await expect(before).resolves.toEqual({ ok: true });
+      expect(await storeEvents(before)).toEqual([]);
+
+      await server.stop();
+      reply = { status: 503, body: {} };
+      const during = [s.read(undefined, { engine: s.engine }), s.read(undefined, { engine: s.engine })];
+      for (const run of during) {
+        expect((await run.safe()).error).toMatchObject({ kind: 'http', status: 503, requests: 1 });
+        expect(await storeEvents(run)).toContainEqual(
+          expect.objectContaining({ type: 'store', operation: 'circuit', key: 'vendor' }),
+        );
+      }
+      // Failing open counted nothing: two failures did not open a breaker of `failures: 2`.
+      expect(s.vendor.requests()).toBe(3);
+
+      const back = ready(s.client);
+      await server.start();
+      await back;
+      for (let n = 0; n < 2; n++) await s.read(undefined, { engine: s.engine }).safe();
+      // Both failures were counted in Redis: another engine (another process) sees it open.
+      const other = createEngine({ store: createRedisStore(s.client, { prefix: s.prefix }) });
+      const refused = await s.read(undefined, { engine: other }).safe();
+      expect(refused.error).toMatchObject({ kind: 'circuit-open', requests: 0 });
+      expect(s.vendor.requests()).toBe(5);
+    });
+  });
+
+  it('Redis stopped: a shared rate falls back to this process’s own window, the budget to its own', async () => {
+    await using s = await setup('redis', () => ({ status: 503, body: {} }));
+    const limited = stitch({
+      name: 'limited',
+      url: s.vendor.url('/limited'),
+      circuit: false,
+      retry: { attempts: 2, backoff: { base: 1 } },
+      throttle: { rate: '2/min', maxWait: 0 },
+    });
+    await server.stop();
+    try {
+      const first = limited(undefined, { engine: s.engine });
+      expect((await first.safe()).error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
+      const operations = (await storeEvents(first)).map(
+        (event) => (event as { operation?: string }).operation,
+      );
+      expect(operations).toEqual(expect.arrayContaining(['rate', 'budget']));
+      // Its own window still holds the rate: two grants a minute, both spent, so no third request.
+      const second = await limited(undefined, { engine: s.engine }).safe();
+      expect(second.error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      expect(s.vendor.requests()).toBe(2);
+    } finally {
+      const back = ready(s.client);
+      await server.start();
+      await back;
+    }
+  });
+
+  it('a slow Redis is bounded by storeTimeout, and never stretches the call’s own deadline', async () => {
+    await using s = await setup('redis', () => ok, { storeTimeout: 100 });
+    const bounded = createEngine({
+      store: createRedisStore(s.client, { prefix: s.prefix }),
+      storeTimeout: 60_000,
+    });
+    const deadline = stitch({ name: 'deadline', url: s.vendor.url('/d'), retry: 1, timeout: 150 });
+    await send(['CLIENT', 'PAUSE', '3000', 'ALL']);
+    try {
+      // storeTimeout (100 ms) ends the wait for the breaker: the call goes ahead.
+      const run = s.read(undefined, { engine: s.engine });
+      await expect(run).resolves.toEqual({ ok: true });
+      expect(await storeEvents(run)).toContainEqual(
+        expect.objectContaining({ operation: 'circuit', error: 'the store did not answer within 100 ms' }),
+      );
+      // A 60 s storeTimeout cannot hold a call past its 150 ms total deadline.
+      const late = await deadline(undefined, { engine: bounded }).safe();
+      expect(late.error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
+    } finally {
+      await send(['CLIENT', 'UNPAUSE']);
+    }
+  });
+
+  it('every key it writes has a time to live', async () => {
+    await using s = await setup('redis', (entry) =>
+      entry.path === '/charges' ? ok : { status: 503, body: {} },
+    );
+    const limited = stitch({
+      name: 'limited',
+      url: s.vendor.url('/limited'),
+      retry: { attempts: 2, backoff: { base: 1 } },
+      throttle: { rate: '5/s' },
+      circuit: { key: 'limited', window: { minimum: 100 } },
+    });
+    const write = stitch({
+      name: 'write',
+      method: 'POST',
+      url: s.vendor.url('/charges'),
+      circuit: false,
+      idempotency: { keyOf: () => 'order-1' },
+    });
+    await s.read(undefined, { engine: s.engine }).safe();
+    await limited(undefined, { engine: s.engine }).safe();
+    await write({ body: { orderId: 'order-1', amount: 1 } }, { engine: s.engine }).safe();
+    // The rolling window ran in Lua: both failed attempts are in its buckets.
+    expect(await s.engine.circuitState('limited')).toMatchObject({
+      state: 'closed',
+      failures: 2,
+      buckets: [expect.objectContaining({ failures: 2, successes: 0 })],
+    });
+    const keys = (await send(['KEYS', `${s.prefix}*`])) as string[];
+    expect(keys.map((key) => key.slice(s.prefix.length).split(':')[0]).sort()).toEqual(
+      expect.arrayContaining(['budget', 'circuit', 'idempotency', 'rate']),
+    );
+    for (const key of keys) expect(Number(await send(['PTTL', key]))).toBeGreaterThan(0);
+  });
+
+  it.each<[string, string[]]>([
+    ['text that is not JSON', ['SET', 'garbage']],
+    ['a number', ['SET', '42']],
+    ['open without until', ['SET', '{"state":"open"}']],
+    ['open with until null (NaN, as JSON writes it)', ['SET', '{"state":"open","until":null}']],
+    ['closed with failures -1', ['SET', '{"state":"closed","failures":-1}']],
+    ['half-open with a lease without expiry', ['SET', '{"state":"half-open","lease":{"id":"x"}}']],
+    ['closed with buckets that are not', ['SET', '{"state":"closed","failures":0,"buckets":"many"}']],
+    ['a list, not a string', ['RPUSH', 'x']],
+  ])(
+    'a corrupt breaker key (%s): the call goes ahead, a store event says so, the write replaces it',
+    async (_label, [command, value]) => {
+      await using s = await setup('redis', () => ok);
+      const key = `${s.prefix}circuit:vendor`;
+      await send([command as string, key, value as string]);
+      // A read neither reports nor repairs: circuitState just never hands the garbage out.
+      expect(await s.engine.circuitState('vendor')).toEqual({ state: 'closed', failures: 0 });
+
+      const run = s.read(undefined, { engine: s.engine });
+      await expect(run).resolves.toEqual({ ok: true });
+      expect(s.vendor.requests()).toBe(1);
+      const said = await storeEvents(run);
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({
+        operation: 'circuit',
+        key: 'vendor',
+        error: expect.stringContaining('corrupt breaker state'),
+      });
+
+      expect(JSON.parse((await send(['GET', key])) as string)).toEqual({ state: 'closed', failures: 0 });
+      const next = s.read(undefined, { engine: s.engine });
+      await next;
+      expect(await storeEvents(next)).toEqual([]);
+    },
+  );
+
+  it('a server that forgot its scripts (restarted, flushed) is sent them again', async () => {
+    await using s = await setup('redis', () => ({ status: 503, body: {} }));
+    await s.read(undefined, { engine: s.engine }).safe();
+    await send(['SCRIPT', 'FLUSH']);
+    const run = s.read(undefined, { engine: s.engine });
+    await run.safe();
+    expect(await storeEvents(run)).toEqual([]);
+    expect((await s.engine.circuitState('vendor')).state).toBe('open');
+  });
+
+  it('refuses what is not a client, and a prefix that is not a string, naming the field', () => {
+    const fieldOf = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return isStitchError(error) && error.kind === 'config' ? error.field : 'not a config error';
+      }
+      return 'accepted';
+    };
+    expect(fieldOf(() => createRedisStore({} as RedisClient))).toBe('client');
+    expect(fieldOf(() => createRedisStore(admin.client, { prefix: 7 as never }))).toBe('prefix');
+  });
+});
