@@ -11,7 +11,7 @@ import { eventually, harnessOf, letGo, withDemo } from './support/harness';
 const meta = {
   title: 'Devtools/Panel',
   component: StitchDevtools,
-  parameters: { layout: 'fullscreen', fakeVendor: { hold: ['search'] } },
+  parameters: { layout: 'fullscreen', vendor: { hold: ['search'] } },
   render: (args) => (
     <>
       <SearchPage />
@@ -38,7 +38,7 @@ export const LanesOfASearch: Story = {
     const canvas = within(context.canvasElement);
     const panel = await canvas.findByRole('region', { name: 'Stitch devtools' });
     await userEvent.type(canvas.getByRole('searchbox', { name: /Search people/ }), 'ada');
-    await eventually(() => expect(vendor.counts('search')).toMatchObject({ started: 3, cancelled: 2 }));
+    await eventually(() => expect(vendor.counts('search')).toMatchObject({ requests: 3, hungUp: 2 }));
     await eventually(() => expect(statuses(panel)).toEqual(['sent', 'cancelled', 'cancelled']));
     for (const cancel of within(panel).getAllByTestId('devtools-cancel')) {
       expect(cancel).toHaveTextContent(/socket closed/);
@@ -46,7 +46,7 @@ export const LanesOfASearch: Story = {
 
     vendor.release('search');
     await eventually(() => expect(statuses(panel)).toEqual(['answered', 'cancelled', 'cancelled']));
-    expect(vendor.counts('search')).toEqual({ started: 3, completed: 1, cancelled: 2, failed: 0 });
+    expect(vendor.counts('search')).toEqual({ requests: 3, completed: 1, hungUp: 2, failed: 0 });
 
     // Keyboard: the arrow keys move between tabs; the cache holds the answered query's key.
     within(panel).getByRole('tab', { name: 'Requests' }).focus();
