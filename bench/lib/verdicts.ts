@@ -50,6 +50,25 @@ export function judge(results: BenchResults): Verdict[] {
       explanation: failures.length > 0 ? `Runs that missed it: ${failures.join('; ')}.` : undefined,
     });
 
+    // Commits while typing: Stitch's median per StrictMode setting against TanStack Query's.
+    const commits = [false, true].map((strict) => {
+      const of = (library: string) =>
+        search.rows.find((row) => row.library === library && row.strict === strict)?.renders.median;
+      return { strict, stitch: of('stitch'), tanstack: of('tanstack') };
+    });
+    verdicts.push({
+      target: 'Search: Stitch commits no more often than TanStack Query, with and without StrictMode',
+      met: commits.every(
+        ({ stitch, tanstack }) => stitch !== undefined && tanstack !== undefined && stitch <= tanstack,
+      ),
+      figure: commits
+        .map(
+          ({ strict, stitch, tanstack }) =>
+            `${strict ? 'StrictMode' : 'plain'}: ${stitch === undefined ? '–' : int(stitch)} vs ${tanstack === undefined ? '–' : int(tanstack)}`,
+        )
+        .join('; '),
+    });
+
     const swrRows = search.rows.filter((row) => row.library === 'swr');
     const swrAll = swrRows.every((row) =>
       perRun(row, ['fetchCalls', 'completed']).every((run) => run.completed === run.fetchCalls),
