@@ -3,6 +3,8 @@
  * a lane per run, the cache, the breakers and the throttle queues. Framework-free; the panel reads
  * it through `useSyncExternalStore`. Each change replaces the snapshot, never mutates it.
  */
+
+import { safely } from '../engine/events';
 import {
   type CacheSnapshot,
   type CircuitState,
@@ -280,7 +282,7 @@ export function createDevtoolsModel(engine: Engine, options: { maxLanes?: number
   };
 
   const emit = () => {
-    for (const listener of [...listeners]) listener();
+    for (const listener of [...listeners]) safely(listener);
   };
   const stop = engine.inspect((event) => {
     if (apply(event)) emit();

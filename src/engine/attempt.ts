@@ -293,7 +293,7 @@ async function dispatch<TData>(
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
     state.phase = 'body';
     if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
-      const body = await readErrorBody(response);
+      const body = await readErrorBody(response, each.signal);
       if (each.signal.aborted) throw each.signal.reason;
       const outcome = isFailureStatus(definition.circuit, response.status) ? 'failure' : 'neutral';
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.wallNow());
@@ -307,7 +307,7 @@ async function dispatch<TData>(
       );
       return [outcome, { type: 'failure', error, retryAfter }];
     }
-    const text = await readBody(response, definition.maxBodyBytes);
+    const text = await readBody(response, definition.maxBodyBytes, each.signal);
     const data = await validate(
       definition.output,
       parseBody(text, response.headers.get('content-type'), definition.responseType),

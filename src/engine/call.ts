@@ -138,24 +138,9 @@ export function createCall(deps: CallDeps) {
       },
       (reason: unknown) => {
         // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
-        run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
-        run.emit({
-          type: 'cancel',
-          phase: 'before-dispatch',
-          dispatched: false,
-          shared: false,
-          reason: reasonMessage(reason),
-          attempt: 0,
-        });
-        safely(definition.hooks.onCancel, {
-          stitch: definition.name,
-          reason,
-          phase: 'before-dispatch',
-          dispatched: false,
-        });
-        const message = reasonMessage(reason);
-        const error = new StitchError({ kind: 'aborted', message, cause: reason, stitch: definition.name });
-        run.finish({ ok: false, error }, tally);
+        const url = redactUrl(definition.url, parts.secret);
+        run.emit({ type: 'start', method: definition.method, url });
+        cancelRun(run, tally, definition, reason, { url });
       },
     );
     return run;
@@ -201,29 +186,13 @@ export function createCall(deps: CallDeps) {
     run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
     const { idempotencyKey } = tally;
 
-    const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) => {
-      const phase = state?.phase ?? 'before-dispatch';
-      const requests = state?.requests ?? 0;
-      const dispatched = requests > 0;
-      const attempt = state?.attempts ?? 0;
-      const shared = reference?.release(reason) ?? false;
-      run.emit({ type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
-      safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
-      Object.assign(tally, { attempts: attempt, requests, status: state?.status });
-      const error = new StitchError({
-        kind: 'aborted',
-        message: reasonMessage(reason),
-        cause: reason,
-        attempts: attempt,
-        requests,
-        // Cut off with a request out, or after one went unanswered earlier in the run.
-        ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
+    const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) =>
+      cancelRun(run, tally, definition, reason, {
+        state,
+        reference,
         url: redactUrl(request.url, parts.secret),
-        stitch: definition.name,
         idempotencyKey,
       });
-      run.finish({ ok: false, error }, tally);
-    };
 
     const signal = options.signal;
     if (signal?.aborted) {
@@ -346,6 +315,47 @@ export function createCall(deps: CallDeps) {
   }
 
   return { call, invalidate };
+}
+
+/**
+ * Ends `run` as cancelled by its caller with `reason`: the reference (if any) is let go, the
+ * `cancel` event and `onCancel` hook say where it was and whether anything had left, and the
+ * run rejects with `kind: 'aborted'` whose `cause` is the reason itself.
+ */
+function cancelRun<TData>(
+  run: StitchRun<TData>,
+  tally: RunTally,
+  definition: Pick<StitchDefinition, 'name' | 'hooks'>,
+  reason: unknown,
+  where: {
+    state?: ExecutionState | undefined;
+    reference?: Reference<TData> | undefined;
+    url: string;
+    idempotencyKey?: string | undefined;
+  },
+): void {
+  const { state } = where;
+  const phase = state?.phase ?? 'before-dispatch';
+  const requests = state?.requests ?? 0;
+  const dispatched = requests > 0;
+  const attempt = state?.attempts ?? 0;
+  const shared = where.reference?.release(reason) ?? false;
+  run.emit({ type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
+  safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
+  Object.assign(tally, { attempts: attempt, requests, status: state?.status });
+  const error = new StitchError({
+    kind: 'aborted',
+    message: reasonMessage(reason),
+    cause: reason,
+    attempts: attempt,
+    requests,
+    // Cut off with a request out, or after one went unanswered earlier in the run.
+    ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
+    url: where.url,
+    stitch: definition.name,
+    idempotencyKey: where.idempotencyKey,
+  });
+  run.finish({ ok: false, error }, tally);
 }
 
 const emptyTally = (): RunTally => ({

@@ -49,8 +49,11 @@ export async function execute<TData>(
       });
       if ('giveUp' in next) return fail(context, error);
       if (retry.budget) {
-        const storeError = (cause: unknown) =>
+        // The ask may outlive the run (it is raced, not cut): a late store failure is not this run's news.
+        const storeError = (cause: unknown) => {
+          if (total.signal.aborted) return;
           context.emit({ type: 'store', operation: 'budget', key: budgetKey, error: reasonMessage(cause) });
+        };
         const asking = parts.budget.tryRetry(budgetKey, retry.budget, storeError);
         // A slow store is bounded by the total deadline too, never only by `storeTimeout`.
         let fits: boolean;

@@ -62,6 +62,7 @@ export function createLedger(shared: SharedState): Ledger {
       if (signal.aborted) throw error;
     } finally {
       set.delete(wakeUp);
+      if (set.size === 0 && waiters.get(key) === set) waiters.delete(key);
       link.dispose();
     }
   };
@@ -87,24 +88,29 @@ export function createLedger(shared: SharedState): Ledger {
         for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
           let claim: Claim;
           const claiming = shared.claim(recordKey, owner, lease);
+          // A claim that lands after the call stopped waiting for it (its caller left, or the store
+          // was too slow) must not hold the key until its lease ends: it is settled as it ended.
+          const settleLate = (outcome: { data: unknown } | undefined) =>
+            claiming
+              .then((late) =>
+                late.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
+              )
+              .then(
+                () => wake(recordKey),
+                () => wake(recordKey),
+              );
           try {
             claim = await raceAbort(claiming, total.signal);
           } catch (error) {
             if (total.signal.aborted) {
-              // A claim that lands after its caller left must not hold the key until its lease ends.
-              claiming
-                .then((late) =>
-                  late.status === 'claimed' ? shared.settle(recordKey, owner, undefined, ttl) : undefined,
-                )
-                .then(
-                  () => wake(recordKey),
-                  () => wake(recordKey),
-                );
+              settleLate(undefined);
               return stopped();
             }
             // Fail open: an unreachable store must not stop the write, only its de-duplication.
             storeError(error);
-            return await send(total);
+            const result = await send(total);
+            settleLate(recordedOutcome(result));
+            return result;
           }
           if (claim.status === 'done') {
             context.emit({ type: 'idempotency', key, status: 'recorded' });
@@ -112,8 +118,7 @@ export function createLedger(shared: SharedState): Ledger {
           }
           if (claim.status === 'claimed') {
             const result = await send(total);
-            const outcome =
-              result.type === 'success' && isPlainData(result.data) ? { data: result.data } : undefined;
+            const outcome = recordedOutcome(result);
             // The record is written even when the caller has gone; only the wait for it is bounded.
             const settling = shared.settle(recordKey, owner, outcome, ttl).then(
               () => undefined,
@@ -136,4 +141,9 @@ export function createLedger(shared: SharedState): Ledger {
       }
     },
   };
+}
+
+/** What a record keeps of a run: the data of a success that can be stored as it is, else nothing. */
+function recordedOutcome(result: ExecutionResult<unknown>): { data: unknown } | undefined {
+  return result.type === 'success' && isPlainData(result.data) ? { data: result.data } : undefined;
 }

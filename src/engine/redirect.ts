@@ -80,8 +80,9 @@ export async function sendFollowing<TData>(
     if (response.type === 'opaqueredirect') return followHidden(context, attempt, init, url, headers);
     const location = response.headers.get('location');
     if (!isRedirect(response.status) || location === null) return response;
-    // Nobody reads this hop's body: free its socket now.
-    await response.body?.cancel().catch(() => {});
+    // Nobody reads this hop's body: free its socket now (not awaited: a stream of an injected
+    // fetch whose cancel never settles must not hold the call).
+    response.body?.cancel().catch(() => {});
     const { status } = response;
     const from = redactUrl(url, parts.secret);
     const refuse = (why: string) =>

@@ -1,3 +1,4 @@
+import { raceAbort } from './abort';
 import { MAX_ERROR_BODY } from './errors';
 
 /** A Standard Schema validator (zod 4, valibot, arktype, ...): the part Stitch relies on. */
@@ -30,17 +31,17 @@ export class BodyProblem extends Error {
 
 /**
  * Reads a body up to `maxBytes`. Past the limit it cancels the stream (which closes the socket
- * rather than draining a huge body) and throws. Reading stops with the fetch's own abort error
- * when the request's signal aborts mid-body.
+ * rather than draining a huge body) and throws. An abort of `signal` ends the read at once with
+ * its reason and cancels the stream, even when the `fetch` in use (an injected one) does not.
  */
-export async function readBody(response: Response, maxBytes: number): Promise<string> {
+export async function readBody(response: Response, maxBytes: number, signal?: AbortSignal): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readChunk(reader, signal);
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
@@ -50,7 +51,7 @@ export async function readBody(response: Response, maxBytes: number): Promise<st
       chunks.push(value);
     }
   } finally {
-    reader.releaseLock();
+    release(reader, signal);
   }
   const decoder = new TextDecoder();
   return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
@@ -58,16 +59,17 @@ export async function readBody(response: Response, maxBytes: number): Promise<st
 
 /**
  * The start of an error response's body, for `StitchError.body`. Reads only what it keeps, then
- * cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable.
+ * cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable;
+ * an abort of `signal` ends it at once with what was read.
  */
-export async function readErrorBody(response: Response): Promise<string | undefined> {
+export async function readErrorBody(response: Response, signal?: AbortSignal): Promise<string | undefined> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   try {
     while (text.length < MAX_ERROR_BODY) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readChunk(reader, signal);
       if (done) return text + decoder.decode();
       text += decoder.decode(value, { stream: true });
     }
@@ -76,8 +78,22 @@ export async function readErrorBody(response: Response): Promise<string | undefi
   } catch {
     return text === '' ? undefined : text.slice(0, MAX_ERROR_BODY);
   } finally {
-    reader.releaseLock();
+    release(reader, signal);
   }
+}
+
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+/** The next chunk, or the abort of `signal` (with its reason) if that comes first. */
+const readChunk = (reader: Reader, signal: AbortSignal | undefined) => raceAbort(reader.read(), signal);
+
+/**
+ * Lets go of the stream. After an abort the stream is cancelled first: that settles a read still
+ * pending (so the lock can go) and closes the socket of a `fetch` that ignored the signal.
+ */
+function release(reader: Reader, signal: AbortSignal | undefined) {
+  if (signal?.aborted) reader.cancel(signal.reason).catch(() => {});
+  reader.releaseLock();
 }
 
 /** Turns body text into data: JSON (empty → `null`) unless `text`; checks the content type. */

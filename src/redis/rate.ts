@@ -27,7 +27,15 @@ export async function takeSharedRate(
   let waited = 0;
   for (;;) {
     const id = mintKey();
-    const delay = await raceAbort(store.takeRate(key, rate, id), signal);
+    const taking = store.takeRate(key, rate, id);
+    let delay: number;
+    try {
+      delay = await raceAbort(taking, signal);
+    } catch (error) {
+      // A grant that lands after the caller left is handed back: nothing will be sent on it.
+      taking.then((late) => (late === 0 ? store.returnRate(key, id) : undefined)).catch(() => {});
+      throw error;
+    }
     if (delay === 0) {
       let released = false;
       return (unused = false) => {

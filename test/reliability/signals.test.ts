@@ -125,3 +125,31 @@ describe('one abort listener per signal, however many calls share it', () => {
     expect(maxListenerWarnings()).toEqual([]);
   }, 30_000);
 });
+
+describe('a body read ends on the abort even when the fetch in use ignores its signal', () => {
+  /** A `fetch` that answers `status` at once with a body that never ends, and ignores its signal. */
+  const deafFetch = (status: number, cancelled: unknown[]) =>
+    (async () => {
+      const body = new ReadableStream({ cancel: (reason) => void cancelled.push(reason) });
+      return new Response(body, { status, headers: { 'content-type': 'application/json' } });
+    }) as typeof globalThis.fetch;
+
+  it.each([
+    ['a success body', 200],
+    ['an error body', 503],
+  ])('%s: the caller’s abort rejects at once with its reason and cancels the stream', async (_, status) => {
+    const cancelled: unknown[] = [];
+    const fetch = deafFetch(status, cancelled);
+    const { engine } = await startScenario({ engine: { fetch } });
+    const read = stitch({ name: uniqueKey('deaf'), url: 'http://127.0.0.1:9/stream', retry: false });
+    const controller = new AbortController();
+    const run = read(undefined, { engine, signal: controller.signal });
+    await until(run, 'response');
+    const reason = new Error('user navigated away');
+    controller.abort(reason);
+    const error = await rejection(run);
+    expect(error).toMatchObject({ kind: 'aborted', dispatched: true });
+    expect(error.cause).toBe(reason);
+    expect(cancelled).toHaveLength(1);
+  });
+});
