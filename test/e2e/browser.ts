@@ -3,6 +3,8 @@
  * downloaded browser), a page that records console errors, and the vendor's ledger over HTTP.
  */
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type Demo, startDemo } from '../../examples/serve.mjs';
 import { DEFAULT_CONTROLS } from '../../examples/vendor/controls';
 import type { Controls, LedgerSnapshot } from '../../examples/vendor/index';
 import { chromiumLaunch } from '../helpers/chromium';
@@ -70,4 +72,38 @@ export function vendorClient(origin: string) {
       await call('/api/ledger/reset', {});
     },
   };
+}
+
+/** What {@link serveDemo} gives a test file once its `beforeAll` ran. */
+export interface DemoSession {
+  demo: Demo;
+  browser: Browser;
+  vendor: ReturnType<typeof vendorClient>;
+}
+
+/**
+ * Serves the demo (`startDemo`, the code behind `npm start`) and launches Chromium for the calling
+ * test file, closing both after it. No file watching: a file saved mid-run must not reload the page
+ * under test.
+ */
+export function serveDemo(): DemoSession {
+  const session = {} as DemoSession;
+  beforeAll(async () => {
+    session.demo = await startDemo({ port: 0, watch: false });
+    session.vendor = vendorClient(session.demo.url);
+    session.browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await session.browser?.close();
+    await session.demo?.close();
+  });
+  return session;
+}
+
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+
+/** Writes docs/screenshots/`name`.png, only when asked (STITCH_SCREENSHOTS=1, `npm run screenshots`). */
+export async function shoot(page: Page, name: string): Promise<void> {
+  if (process.env.STITCH_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
 }

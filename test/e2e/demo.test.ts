@@ -7,15 +7,12 @@
  * written, so a run leaves the work tree as it found it.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PAGES } from '../../examples/app/pages';
-import { type Demo, startDemo } from '../../examples/serve.mjs';
 import { announcements, contrastProblems, isoTimestamps, layoutProblems, recordAnnouncements } from './audit';
-import { counter, launchChromium, ledgerRow, openPage, VIEWPORT, vendorClient } from './browser';
+import { counter, ledgerRow, openPage, serveDemo, shoot, VIEWPORT } from './browser';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
-const SCREENSHOTS = process.env.STITCH_SCREENSHOTS === '1';
 /** Phone widths the demo must work at: a small Android and an iPhone. */
 const PHONES = [360, 390];
 /** Far faster than SLOW_SEARCH, so each keystroke supersedes a request in flight even on a loaded machine. */
@@ -24,37 +21,18 @@ const KEY_DELAY = 60;
 const SLOW_SEARCH = { delay: 1_500 };
 const poll = { timeout: 15_000, interval: 50 };
 
-let demo: Demo;
-let browser: Browser;
-let vendor: ReturnType<typeof vendorClient>;
+const session = serveDemo();
 const pages: Page[] = [];
-
-beforeAll(async () => {
-  // No file watching: a file saved mid-run must not reload the page under test.
-  demo = await startDemo({ port: 0, watch: false });
-  vendor = vendorClient(demo.url);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.close();
-});
 
 beforeEach(async () => {
   for (const page of pages.splice(0)) await page.context().close();
-  await vendor.reset();
+  await session.vendor.reset();
 });
 
 async function open(path: string, viewport = VIEWPORT) {
-  const opened = await openPage(browser, new URL(path, demo.url).href, viewport);
+  const opened = await openPage(session.browser, new URL(path, session.demo.url).href, viewport);
   pages.push(opened.page);
   return opened;
-}
-
-async function shoot(page: Page, name: string) {
-  if (!SCREENSHOTS) return;
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
 }
 
 /** Layout, contrast and timestamps of the page as it is now: no problem of any kind. */
@@ -66,7 +44,7 @@ async function expectSeenWell(page: Page) {
 
 /** The page's counters and the vendor's ledger row for one endpoint, side by side. */
 async function agreement(page: Page, endpoint: 'search' | 'flaky-search') {
-  const row = (await vendor.ledger()).endpoints[endpoint];
+  const row = (await session.vendor.ledger()).endpoints[endpoint];
   return {
     page: {
       sent: await counter(page, 'sent'),
@@ -119,7 +97,7 @@ describe('the demo', () => {
   );
 
   it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
-    await vendor.setControls(SLOW_SEARCH);
+    await session.vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/search');
     const box = page.getByRole('searchbox', { name: 'Search people' });
 
@@ -164,7 +142,7 @@ describe('the demo', () => {
   it('search with the Reset fault: each dropped connection is one request, failed, on both sides', async () => {
     const { page, errors } = await open('/search');
     await page.getByRole('checkbox', { name: /^Reset/ }).check();
-    await expect.poll(async () => (await vendor.controls()).reset, poll).toBe(true);
+    await expect.poll(async () => (await session.vendor.controls()).reset, poll).toBe(true);
     const box = page.getByRole('searchbox', { name: 'Search people' });
     // The page polls the ledger, so the browser holds kept-alive connections a dropped one could be
     // re-sent on: the vendor must still see one request per query.
@@ -190,15 +168,15 @@ describe('the demo', () => {
 
   it('route change: leaving the page hangs up its report and its upload', async () => {
     const { page, errors } = await open('/route-change');
-    await expect.poll(async () => (await vendor.ledger()).endpoints.report.requests, poll).toBe(1);
+    await expect.poll(async () => (await session.vendor.ledger()).endpoints.report.requests, poll).toBe(1);
     await page.getByRole('button', { name: /^Upload/ }).click();
     await page.getByTestId('upload-status').filter({ hasText: 'Uploading' }).waitFor();
-    await expect.poll(async () => (await vendor.ledger()).endpoints.upload.requests, poll).toBe(1);
+    await expect.poll(async () => (await session.vendor.ledger()).endpoints.upload.requests, poll).toBe(1);
 
     await page.getByRole('link', { name: 'Leave this page' }).click();
     await expect
       .poll(async () => {
-        const { report, upload } = (await vendor.ledger()).endpoints;
+        const { report, upload } = (await session.vendor.ledger()).endpoints;
         return { report: [report.hungUp, report.completed], upload: [upload.hungUp, upload.completed] };
       }, poll)
       .toEqual({ report: [1, 0], upload: [1, 0] });
@@ -213,7 +191,7 @@ describe('the demo', () => {
   });
 
   it('route change: a finished report says when it was generated as a time of day, not ISO 8601', async () => {
-    await vendor.setControls({ reportDelay: 0 });
+    await session.vendor.setControls({ reportDelay: 0 });
     const { page, errors } = await open('/route-change');
     const status = page.getByTestId('report-status');
     await status.filter({ hasText: 'Generated at' }).waitFor();
@@ -230,14 +208,14 @@ describe('the demo', () => {
 
     await page.getByRole('button', { name: /^Pay/ }).click();
     // The vendor makes the charge on arrival and answers 1.5 s later: cancel inside that window.
-    await expect.poll(async () => (await vendor.ledger()).charges.length, poll).toBe(1);
+    await expect.poll(async () => (await session.vendor.ledger()).charges.length, poll).toBe(1);
     await page.getByRole('button', { name: 'Cancel' }).click();
     await status.filter({ hasText: 'Cancelled after the request left' }).waitFor();
     expect(await page.getByTestId('idempotency-key').textContent()).toBe(key);
 
     await page.getByRole('button', { name: /^Pay/ }).click();
     await status.filter({ hasText: 'duplicate: true' }).waitFor();
-    const ledger = await vendor.ledger();
+    const ledger = await session.vendor.ledger();
     expect(ledger.charges.map((charge) => charge.key)).toEqual([key]);
     expect(ledger.endpoints.charges).toMatchObject({ requests: 2, hungUp: 1, completed: 1 });
     await page.getByTestId('charge-count').filter({ hasText: '1' }).waitFor();
@@ -250,7 +228,7 @@ describe('the demo', () => {
   });
 
   it('breaker: cancellations never open it, 503s do, and a half-open probe closes it', async () => {
-    await vendor.setControls(SLOW_SEARCH);
+    await session.vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/breaker');
     await recordAnnouncements(page);
     const box = page.getByRole('searchbox', { name: 'Search the flaky vendor' });
@@ -268,7 +246,7 @@ describe('the demo', () => {
 
     // Real 503s, from the page's own vendor controls: three in a row open the breaker.
     await page.getByRole('slider', { name: /503 rate/ }).fill('1');
-    await expect.poll(async () => (await vendor.controls()).failRate, poll).toBe(1);
+    await expect.poll(async () => (await session.vendor.controls()).failRate, poll).toBe(1);
     for (let failures = 1; failures <= 3; failures++) {
       await send.click();
       await expect.poll(() => counter(page, 'failed'), poll).toBe(failures);
@@ -285,7 +263,7 @@ describe('the demo', () => {
 
     // Healed vendor; after the cooldown the next request is the half-open probe, and it closes it.
     await page.getByRole('slider', { name: /503 rate/ }).fill('0');
-    await expect.poll(async () => (await vendor.controls()).failRate, poll).toBe(0);
+    await expect.poll(async () => (await session.vendor.controls()).failRate, poll).toBe(0);
     await breaker.filter({ hasText: 'open · next request probes' }).waitFor({ timeout: 15_000 });
     await send.click();
     await breaker.filter({ hasText: /^closed/ }).waitFor();
@@ -294,7 +272,7 @@ describe('the demo', () => {
     await expect.poll(() => ledgerRow(page, 'flaky-search'), poll).toMatchObject({ failed: 3 });
     // Its own ledger row: every request of this page, and no other page's.
     expect(await agreed(page, 'flaky-search')).toMatchObject({ failed: 3 });
-    expect((await vendor.ledger()).endpoints.search.requests).toBe(0);
+    expect((await session.vendor.ledger()).endpoints.search.requests).toBe(0);
     // A screen reader hears each state once, never the countdown's ticks.
     const said = await announcements(page);
     expect(said.filter((text) => /probe in \d/.test(text))).toEqual([]);
@@ -316,7 +294,7 @@ describe.each(PHONES)('the demo at %i px wide', (width) => {
     for (const { path, title } of PAGES) {
       // Through the navigation, so every link is reachable and works at this width.
       await page.getByRole('navigation', { name: 'Demo pages' }).getByRole('link', { name: title }).click();
-      await page.waitForURL(new URL(path, demo.url).href);
+      await page.waitForURL(new URL(path, session.demo.url).href);
       await page.getByRole('heading', { level: 1 }).waitFor();
       if (path === '/search') {
         await page.getByRole('searchbox', { name: 'Search people' }).fill('ada');

@@ -4,33 +4,12 @@
  * closed, the last one answered. Screenshots of the panel are written only when
  * STITCH_SCREENSHOTS=1 (`STITCH_SCREENSHOTS=1 npx vitest run --project e2e test/e2e/devtools.test.ts`).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Demo, startDemo } from '../../examples/serve.mjs';
-import { launchChromium, openPage, vendorClient } from './browser';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { openPage, serveDemo, shoot } from './browser';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const poll = { timeout: 15_000, interval: 50 };
-
-let demo: Demo;
-let browser: Browser;
-let vendor: ReturnType<typeof vendorClient>;
-
-beforeAll(async () => {
-  demo = await startDemo({ port: 0, watch: false });
-  vendor = vendorClient(demo.url);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.close();
-});
-
-const shoot = async (page: Page, name: string) => {
-  if (process.env.STITCH_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, animations: 'disabled' });
-};
+const session = serveDemo();
 
 /** The search lanes the panel shows, as counts comparable with the ledger's search row. */
 async function laneCounts(page: Page) {
@@ -44,23 +23,23 @@ async function laneCounts(page: Page) {
 }
 
 it("the panel's lanes for a typed search agree with the vendor's ledger, and it is keyboard usable and fits 390 px", async () => {
-  await vendor.reset();
-  const { page, errors } = await openPage(browser, new URL('/search', demo.url).href);
+  await session.vendor.reset();
+  const { page, errors } = await openPage(session.browser, new URL('/search', session.demo.url).href);
   await page.getByRole('button', { name: 'Open Stitch devtools' }).click();
   const panel = page.getByRole('region', { name: 'Stitch devtools' });
   await panel.waitFor();
 
   const ledger = async () => {
-    const { search } = (await vendor.ledger()).endpoints;
+    const { search } = (await session.vendor.ledger()).endpoints;
     return { requests: search.requests, hungUp: search.hungUp, completed: search.completed };
   };
   // A vendor slower than any keystroke, so each one supersedes a request still in flight; then a
   // fast one for the last key (latency is read as a request arrives).
-  await vendor.setControls({ delay: 60_000 });
+  await session.vendor.setControls({ delay: 60_000 });
   await page.getByRole('searchbox', { name: 'Search people' }).click();
   await page.keyboard.type('ad');
   await expect.poll(ledger, poll).toEqual({ requests: 2, hungUp: 1, completed: 0 });
-  await vendor.setControls({ delay: 0 });
+  await session.vendor.setControls({ delay: 0 });
   const word = 'ada';
   await page.keyboard.type('a');
   await page

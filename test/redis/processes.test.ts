@@ -8,26 +8,20 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentLedger } from '../helpers/payments';
 import { createVendor, type LedgerEntry, type Reply, type Vendor } from '../helpers/vendor';
-import { type ClientKind, connect } from './clients';
-import { type RedisServer, redisServerPath, startRedis } from './server';
+import { type ClientKind, serveRedis } from './clients';
+import { redisServerPath } from './server';
 import { startWorkers, type Target, type WorkerCall, type WorkerResult } from './workers';
 
-let server: RedisServer;
-let admin: Awaited<ReturnType<typeof connect>>;
+const redis = serveRedis();
+const { send } = redis;
 let pool: Awaited<ReturnType<typeof startWorkers>>;
-const send = (args: string[]) =>
-  (admin.client as { sendCommand(a: string[]): Promise<unknown> }).sendCommand(args);
 
 beforeAll(async () => {
   if (!redisServerPath()) return;
-  server = await startRedis();
-  admin = await connect('redis', server.url);
-  pool = await startWorkers(4, server.url);
+  pool = await startWorkers(4, redis.server.url);
 });
 afterAll(async () => {
   pool?.stop();
-  await admin?.close();
-  await server?.stop();
 });
 
 /** A vendor answering `respond`, and the four workers aimed at it on a fresh key prefix. */
@@ -60,7 +54,7 @@ function firstSettled<T>(promises: Promise<T>[], count: number): Promise<Array<{
 /** Subscribes to writes of `key` (Redis's keyspace notifications); `next` resolves at the first. */
 async function watchWrites(key: string): Promise<{ next: Promise<void> }> {
   await send(['CONFIG', 'SET', 'notify-keyspace-events', 'K$']);
-  const subscriber = createClient({ url: server.url });
+  const subscriber = createClient({ url: redis.server.url });
   await subscriber.connect();
   let written: () => void = () => {};
   const write = new Promise<void>((resolve) => {
@@ -146,7 +140,7 @@ describe.skipIf(!redisServerPath())('four processes on one Redis', () => {
     await Promise.all(s.workers.map((worker) => worker.one({ stitch: 'read' })));
     // Every grant is a ZADD inside the script, scored with the server's time: MONITOR sees each.
     const grants: number[] = [];
-    const monitor = createClient({ url: server.url });
+    const monitor = createClient({ url: redis.server.url });
     await monitor.connect();
     await monitor.monitor((line: string) => {
       const zadd = /\[0 lua\] "ZADD" "[^"]*rate:[^"]*" "(\d+)"/.exec(line);

@@ -4,27 +4,15 @@
  * scripts. The multi-process contract is in processes.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEngine, type EngineOptions, isStitchError, stitch } from '../../src/index';
 import { createRedisStore, type RedisClient } from '../../src/redis/index';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
-import { type ClientKind, connect, ready } from './clients';
-import { type RedisServer, redisServerPath, startRedis } from './server';
+import { type ClientKind, connect, ready, serveRedis } from './clients';
+import { redisServerPath } from './server';
 
-let server: RedisServer;
-let admin: Awaited<ReturnType<typeof connect>>;
-const send = (args: string[]) =>
-  (admin.client as { sendCommand(a: string[]): Promise<unknown> }).sendCommand(args);
-
-beforeAll(async () => {
-  if (!redisServerPath()) return;
-  server = await startRedis();
-  admin = await connect('redis', server.url);
-});
-afterAll(async () => {
-  await admin?.close();
-  await server?.stop();
-});
+const redis = serveRedis();
+const { send } = redis;
 
 /** An engine on a Redis store of a `kind` client, a fresh prefix and a vendor answering `respond`. */
 async function setup(
@@ -33,7 +21,7 @@ async function setup(
   engine: Omit<EngineOptions, 'store'> = {},
 ) {
   const vendor = await createVendor({ respond });
-  const { client, close } = await connect(kind, server.url);
+  const { client, close } = await connect(kind, redis.server.url);
   const prefix = `t${randomUUID()}:`;
   const store = createRedisStore(client, { prefix });
   const read = stitch({
@@ -69,7 +57,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       await expect(before).resolves.toEqual({ ok: true });
       expect(await storeEvents(before)).toEqual([]);
 
-      await server.stop();
+      await redis.server.stop();
       reply = { status: 503, body: {} };
       const during = [s.read(undefined, { engine: s.engine }), s.read(undefined, { engine: s.engine })];
       for (const run of during) {
@@ -82,7 +70,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       expect(s.vendor.requests()).toBe(3);
 
       const back = ready(s.client);
-      await server.start();
+      await redis.server.start();
       await back;
       for (let n = 0; n < 2; n++) await s.read(undefined, { engine: s.engine }).safe();
       // Both failures were counted in Redis: another engine (another process) sees it open.
@@ -102,7 +90,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       retry: { attempts: 2, backoff: { base: 1 } },
       throttle: { rate: '2/min', maxWait: 0 },
     });
-    await server.stop();
+    await redis.server.stop();
     try {
       const first = limited(undefined, { engine: s.engine });
       expect((await first.safe()).error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
@@ -116,7 +104,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       expect(s.vendor.requests()).toBe(2);
     } finally {
       const back = ready(s.client);
-      await server.start();
+      await redis.server.start();
       await back;
     }
   });
@@ -234,6 +222,6 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       return 'accepted';
     };
     expect(fieldOf(() => createRedisStore({} as RedisClient))).toBe('client');
-    expect(fieldOf(() => createRedisStore(admin.client, { prefix: 7 as never }))).toBe('prefix');
+    expect(fieldOf(() => createRedisStore(redis.admin, { prefix: 7 as never }))).toBe('prefix');
   });
 });
