@@ -9,10 +9,19 @@ import { act, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
+import type { ManualClock } from '../helpers/clock';
 import { flushMicrotasks, setup } from './harness';
 import { type UserStitch, userStitch } from './users';
 
 const ABANDON_AFTER = 1_000;
+
+/** One `abandonAfter` passes on the manual clock, and React renders whatever that woke. */
+async function onePeriod(clock: ManualClock) {
+  await act(async () => {
+    await clock.advance(ABANDON_AFTER);
+    await flushMicrotasks();
+  });
+}
 
 function Profile({ getUser, id }: { getUser: UserStitch; id: number }) {
   const { data } = useSuspenseStitch(getUser, { params: { id } }, { abandonAfter: ABANDON_AFTER });
@@ -34,10 +43,7 @@ describe('the suspended read', () => {
     render(<Page getUser={getUser} id={7} />, { wrapper });
     await vendor.arrival(1);
     for (let period = 0; period < 6; period++) {
-      await act(async () => {
-        await clock.advance(ABANDON_AFTER);
-        await flushMicrotasks();
-      });
+      await onePeriod(clock);
       expect(screen.getByText('loading')).toBeTruthy();
     }
     expect(vendor.ledger[0]).toMatchObject({ hungUp: false, answered: false });
@@ -53,14 +59,9 @@ describe('the suspended read', () => {
     const { unmount } = render(<Page getUser={getUser} id={7} />, { wrapper });
     await vendor.arrival(1);
     unmount();
-    await act(async () => {
-      await clock.advance(ABANDON_AFTER);
-      await flushMicrotasks();
-    });
+    await onePeriod(clock);
     expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
-    await act(async () => {
-      await clock.advance(ABANDON_AFTER);
-    });
+    await onePeriod(clock);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
     expect(vendor.requests()).toBe(1);
     expect(clock.pending()).toBe(0);
@@ -93,10 +94,7 @@ describe('the suspended read', () => {
     await vendor.arrival(1);
     await act(async () => rerender(<Page getUser={getUser} id={2} />));
     await vendor.arrival(2);
-    await act(async () => {
-      await clock.advance(ABANDON_AFTER);
-      await flushMicrotasks();
-    });
+    await onePeriod(clock);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
     expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
     await answer(2, { body: { id: 2, name: 'Two' } });
