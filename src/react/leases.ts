@@ -52,6 +52,14 @@ function freshWake(lease: LeaseState) {
   });
 }
 
+/** Asks React to render the lease's readers again: resolves what they wait on, and awaits a render. */
+function ping(lease: LeaseState) {
+  lease.awaiting = true;
+  const wakeUp = lease.wakeUp;
+  freshWake(lease);
+  wakeUp();
+}
+
 /** Lets go of a lease's request now (a no-op once it settled) and forgets the lease. */
 function release(engine: Engine, key: string, lease: LeaseState, reason: unknown) {
   const byKey = leasesOf(engine) as Map<string, LeaseState>;
@@ -93,11 +101,8 @@ export function openLease(
       release(engine, key, lease, abandoned());
       return;
     }
-    lease.awaiting = true;
-    const ping = lease.wakeUp;
-    freshWake(lease);
     lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
-    ping();
+    ping(lease);
   };
   lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
   result.then((settled) => {
@@ -111,10 +116,7 @@ export function openLease(
   // stitch are pinged now, so one that nobody renders any more is let go at its next tick.
   for (const other of byKey.values()) {
     if (other.stitch !== lease.stitch || other.settled || other.holders.size > 0 || other.awaiting) continue;
-    other.awaiting = true;
-    const ping = other.wakeUp;
-    freshWake(other);
-    ping();
+    ping(other);
   }
   byKey.set(key, lease);
   return lease;
