@@ -48,13 +48,20 @@ export interface ExecutionContext<TData> {
   readonly idempotencyKey: string | undefined;
   /** The retry policy that applies: a write retries only when it carries an idempotency key. */
   readonly retry: RetryPolicy;
+  /** Aborts when the last caller leaves, or when `total` expires. */
   readonly signal: AbortSignal;
+  /** The whole call's deadline, on `signal` itself (the execution's one controller). */
+  readonly total: Deadline;
   readonly parts: EngineParts;
   readonly state: ExecutionState;
   readonly emit: (event: EventPayload) => void;
 }
 
-/** How one attempt ended. `aborted`: the execution's own signal aborted, so nobody waits for it. */
+/** Whether the execution's last caller has left (its signal aborted, not by its deadline): nobody waits. */
+export const left = (context: ExecutionContext<unknown>): boolean =>
+  context.signal.aborted && !context.total.expired;
+
+/** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
 export type AttemptResult<TData> =
   | { type: 'success'; data: TData }
   | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
@@ -138,7 +145,7 @@ async function takeSlot<TData>(
     };
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
-    if (context.signal.aborted) throw error;
+    if (left(context)) throw error;
     const retryAfter = isStitchError(error) ? error.retryAfter : undefined;
     const message = total.expired
       ? 'the total deadline passed while waiting for a throttle slot'
@@ -204,7 +211,7 @@ export async function runAttempt<TData>(
   } catch (error) {
     // An abort or the total deadline land here; anything else is not ours to swallow.
     if (total.expired) return timedOut(context, total, attempt, false);
-    if (context.signal.aborted) return { type: 'aborted' };
+    if (left(context)) return { type: 'aborted' };
     throw error;
   } finally {
     // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
@@ -265,7 +272,7 @@ async function dispatch<TData>(
   total: Deadline,
 ): Promise<[CircuitOutcome, AttemptResult<TData>]> {
   const { state, definition, parts, request } = context;
-  if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
+  if (left(context)) return ['neutral', { type: 'aborted' }];
   const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
   try {
     const headers = attemptHeaders(context, attempt);
@@ -314,7 +321,7 @@ async function dispatch<TData>(
     );
     return ['success', { type: 'success', data }];
   } catch (error) {
-    if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
+    if (left(context)) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
       const invalid = failure(context, 'invalid', error.message, {
         cause: error.issues ?? error,

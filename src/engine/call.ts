@@ -14,6 +14,7 @@ import type { Ledger } from './ledger';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
+import { startDeadline } from './timeout';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -225,24 +226,26 @@ export function createCall(deps: CallDeps) {
     const recorded =
       idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
     const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
-    const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
+    const reference = coalescer.join<TData>(shareKey, run.id, listener, (controller, emit) => {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
+      // The whole call's deadline runs on the execution's own controller: no second one per call.
+      const total = startDeadline(parts.clock, 'total', definition.timeout.total, controller);
       const context: ExecutionContext<TData> = {
         run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
         idempotencyKey,
         retry,
-        signal: executionSignal,
+        signal: controller.signal,
+        total,
         parts,
         state,
         emit,
       };
       const result =
-        recorded !== undefined
-          ? ledger.run(context, recorded, (total) => execute(context, total))
-          : execute(context);
+        recorded !== undefined ? ledger.run(context, recorded, () => execute(context)) : execute(context);
+      result.then(total.dispose);
       if (key !== undefined) {
         track(key, result);
         const read = key;

@@ -28,9 +28,13 @@ export interface Reference<TData> {
   release(reason: unknown): boolean;
 }
 
-/** Starts an execution on a signal no caller owns, emitting to every reference. */
+/**
+ * Starts an execution on a controller no caller owns, emitting to every reference. The execution
+ * may abort the controller itself (its total deadline does); the coalescer aborts it when the
+ * last reference lets go.
+ */
 export type Starter<TData> = (
-  signal: AbortSignal,
+  controller: AbortController,
   emit: (event: EventPayload) => void,
 ) => { state: ExecutionState; result: Promise<ExecutionResult<TData>> };
 
@@ -85,7 +89,7 @@ export function createCoalescer(): Coalescer {
         trace = false;
       }
     };
-    const { state, result } = start(controller.signal, emit);
+    const { state, result } = start(controller, emit);
     const entry: Entry = { shared: { leader: run, state, result }, controller, listeners, settled: false };
     const forget = () => {
       entry.settled = true;

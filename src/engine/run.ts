@@ -73,8 +73,10 @@ export class StitchRun<TData> extends Promise<TData> {
 
   /** This run's id, as its events carry it. */
   readonly id: string;
-  /** This run's events so far, in order. */
-  readonly events: StitchEvent[] = [];
+  // What happened and when, stamped into events only when someone looks (see `events`).
+  readonly #payloads: EventPayload[] = [];
+  readonly #times: number[] = [];
+  readonly #stamped: StitchEvent[] = [];
   readonly #stitch: string;
   readonly #clock: Clock;
   readonly #sink: ((event: StitchEvent) => void) | undefined;
@@ -114,10 +116,23 @@ export class StitchRun<TData> extends Promise<TData> {
    * it from the sinks (a shared execution's event is traced through one of its runs only).
    */
   emit(payload: EventPayload, trace = true): void {
-    const event = { ...payload, at: this.#clock.now(), run: this.id, stitch: this.#stitch } as StitchEvent;
-    this.events.push(event);
-    if (trace) this.#sink?.(event);
-    for (const wake of this.#wake) wake();
+    this.#payloads.push(payload);
+    this.#times.push(this.#clock.now());
+    if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
+    if (this.#wake.size > 0) for (const wake of this.#wake) wake();
+  }
+
+  /**
+   * This run's events so far, in order. An event is stamped with the run's identity and time
+   * only when a sink, a stream, a report or this getter first reads it: nobody watching, nothing built.
+   */
+  get events(): readonly StitchEvent[] {
+    const stamped = this.#stamped;
+    for (let index = stamped.length; index < this.#payloads.length; index++) {
+      const at = this.#times[index] as number;
+      stamped.push({ ...this.#payloads[index], at, run: this.id, stitch: this.#stitch } as StitchEvent);
+    }
+    return stamped;
   }
 
   /** @internal Settles the run once; later calls are ignored. */
@@ -177,7 +192,7 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#wake.add(signal);
     try {
       for (;;) {
-        while (next < this.events.length) {
+        while (next < this.#payloads.length) {
           const event = this.events[next++] as StitchEvent;
           yield event;
           if (event.type === 'done') return;

@@ -15,7 +15,7 @@ function manualStarter<TData = string>() {
     emit: (event: EventPayload) => void;
     settle: (result: ExecutionResult<TData>) => void;
   }> = [];
-  const start: Starter<TData> = (signal, emit) => {
+  const start: Starter<TData> = ({ signal }, emit) => {
     let settle!: (result: ExecutionResult<TData>) => void;
     const result = new Promise<ExecutionResult<TData>>((resolve) => {
       settle = resolve;
