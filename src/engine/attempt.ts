@@ -3,7 +3,7 @@ import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
-import { redactHeaders, redactUrl, safely, scrub, secretValues } from './events';
+import { redactHeaders, safely, scrub, secretValues } from './events';
 import { addHeaders, type HeadersHook } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
@@ -45,6 +45,8 @@ export interface ExecutionContext<TData> {
   readonly run: string;
   readonly definition: StitchDefinition<TData, never>;
   readonly request: BuiltRequest;
+  /** The request's URL as events and errors show it (secrets redacted), worked out once. */
+  readonly url: string;
   readonly idempotencyKey: string | undefined;
   /** The retry policy that applies: a write retries only when it carries an idempotency key. */
   readonly retry: RetryPolicy;
@@ -80,7 +82,7 @@ export function failure<TData>(
     message,
     attempts: state.attempts,
     requests: state.requests,
-    url: redactUrl(request.url, context.parts.secret),
+    url: context.url,
     stitch: definition.name,
     idempotencyKey: context.idempotencyKey,
     ...extra,
@@ -94,7 +96,17 @@ export function failure<TData>(
     : error;
 }
 
-const origin = (url: string) => new URL(url).origin;
+let lastUrl: string | undefined;
+let lastOrigin = '';
+
+/** The origin of `url`, parsed once for the throttle, the breaker and the retry budget of a call. */
+export function origin(url: string): string {
+  if (url !== lastUrl) {
+    lastOrigin = new URL(url).origin;
+    lastUrl = url;
+  }
+  return lastOrigin;
+}
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
@@ -244,14 +256,14 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   if (context.idempotencyKey !== undefined) {
     headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
   }
-  const { headers: hook, secret } = context.parts;
+  const { headers: hook } = context.parts;
   if (hook) {
     const outgoing = {
       run: context.run,
       stitch: definition.name,
       attempt,
       method: request.method,
-      url: redactUrl(request.url, secret),
+      url: context.url,
     };
     addHeaders(hook, outgoing, headers);
   }
@@ -281,7 +293,7 @@ async function dispatch<TData>(
       type: 'request',
       attempt,
       method: request.method,
-      url: redactUrl(request.url, parts.secret),
+      url: context.url,
       headers: redactHeaders(headers, parts.secret),
       ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
     });
@@ -336,12 +348,7 @@ async function dispatch<TData>(
     if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
     if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
     state.ambiguous = true;
-    const network = failure(
-      context,
-      'network',
-      `${request.method} ${redactUrl(request.url, parts.secret)} failed`,
-      { cause: error },
-    );
+    const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();

@@ -143,7 +143,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     if (same) return;
     entry.snapshot = Object.freeze(next);
     evict();
-    for (const listener of [...entry.listeners]) listener();
+    if (entry.listeners.size > 0) for (const listener of [...entry.listeners]) listener();
     observe?.(key, entry.snapshot, entry.listeners.size);
   };
 

@@ -184,14 +184,15 @@ export function createCall(deps: CallDeps) {
       run.finish({ ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
-    run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
+    const shown = redactUrl(request.url, parts.secret);
+    run.emit({ type: 'start', method: request.method, url: shown });
     const { idempotencyKey } = tally;
 
     const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) =>
       cancelRun(run, tally, definition, reason, {
         state,
         reference,
-        url: redactUrl(request.url, parts.secret),
+        url: shown,
         idempotencyKey,
       });
 
@@ -235,6 +236,7 @@ export function createCall(deps: CallDeps) {
         run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
+        url: shown,
         idempotencyKey,
         retry,
         signal: controller.signal,
