@@ -76,7 +76,7 @@ export function failure<TData>(
   message: string,
   extra: Partial<ConstructorParameters<typeof StitchError>[0]> = {},
 ): StitchError {
-  const { state, definition, request } = context;
+  const { state, definition } = context;
   const details = {
     kind,
     message,
