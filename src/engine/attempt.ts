@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import { redactHeaders, safely, scrub, secretValues } from './events';
+import { lastOne } from './memo';
 import { addHeaders, type HeadersHook } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
@@ -96,17 +97,8 @@ export function failure<TData>(
     : error;
 }
 
-let lastUrl: string | undefined;
-let lastOrigin = '';
-
-/** The origin of `url`, parsed once for the throttle, the breaker and the retry budget of a call. */
-export function origin(url: string): string {
-  if (url !== lastUrl) {
-    lastOrigin = new URL(url).origin;
-    lastUrl = url;
-  }
-  return lastOrigin;
-}
+/** The origin of a URL, parsed once for the throttle, the breaker and the retry budget of a call. */
+export const origin = lastOne((url) => new URL(url).origin);
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {

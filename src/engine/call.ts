@@ -11,6 +11,7 @@ import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import type { Ledger } from './ledger';
+import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
@@ -50,6 +51,8 @@ export function createCall(deps: CallDeps) {
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
   let runs = 0;
+  /** A URL as events show it, secrets redacted. */
+  const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
 
   /**
    * Keeps one definition per name. A new definition under a known name replaces the old one and
@@ -119,7 +122,7 @@ export function createCall(deps: CallDeps) {
     const checked = checkInput(definition.name, definition.input, input);
     const proceed = (result: CheckedInput) => {
       if (result.ok) return start(run, tally, definition, input, result.value, options);
-      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.emit({ type: 'start', method: definition.method, url: shownUrl(definition.url) });
       run.finish({ ok: false, error: result.error }, tally);
       return run;
     };
@@ -139,7 +142,7 @@ export function createCall(deps: CallDeps) {
       },
       (reason: unknown) => {
         // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
-        const url = redactUrl(definition.url, parts.secret);
+        const url = shownUrl(definition.url);
         run.emit({ type: 'start', method: definition.method, url });
         cancelRun(run, tally, definition, reason, { url });
       },
@@ -180,11 +183,11 @@ export function createCall(deps: CallDeps) {
       );
       key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
     } catch (error) {
-      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
+      run.emit({ type: 'start', method: definition.method, url: shownUrl(definition.url) });
       run.finish({ ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
-    const shown = redactUrl(request.url, parts.secret);
+    const shown = shownUrl(request.url);
     run.emit({ type: 'start', method: request.method, url: shown });
     const { idempotencyKey } = tally;
 
