@@ -81,9 +81,7 @@ export class StitchRun<TData> extends Promise<TData> {
   readonly #clock: Clock;
   readonly #sink: ((event: StitchEvent) => void) | undefined;
   readonly #started: number;
-  readonly #settled: Promise<RunResult<TData>>;
   // Typed loosely on purpose: a parameter of TData here would make StitchRun<T> invariant in T.
-  #resolve!: (result: RunResult<unknown>) => void;
   readonly #fulfil: (data: unknown) => void;
   readonly #reject: (error: unknown) => void;
   #result: RunResult<TData> | undefined;
@@ -106,9 +104,6 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#clock = clock;
     this.#sink = sink;
     this.#started = clock.now();
-    this.#settled = new Promise((resolve) => {
-      this.#resolve = resolve as (result: RunResult<unknown>) => void;
-    });
   }
 
   /**
@@ -144,14 +139,21 @@ export class StitchRun<TData> extends Promise<TData> {
     if (outcome === 'success') this.emit({ type: 'success', status: tally.status });
     else if (outcome === 'error' && !result.ok) this.emit({ type: 'error', error: summarize(result.error) });
     this.emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started });
-    this.#resolve(result);
     if (result.ok) this.#fulfil(result.data);
     else this.#reject(result.error);
   }
 
+  /** Resolves with the result once the run settles (the run's own promise, never a rejection). */
+  #settled(): Promise<RunResult<TData>> {
+    return super.then(
+      () => this.#result as RunResult<TData>,
+      () => this.#result as RunResult<TData>,
+    );
+  }
+
   /** Like `await run`, but a failure or cancellation is a value: `{ ok: false, error }`. */
   async safe(): Promise<SafeResult<TData>> {
-    const result = await this.#settled;
+    const result = await this.#settled();
     return result.ok
       ? { ok: true, data: result.data, error: null }
       : { ok: false, data: null, error: result.error };
@@ -159,7 +161,7 @@ export class StitchRun<TData> extends Promise<TData> {
 
   /** Waits for this run to settle and describes it. */
   async report(): Promise<RunReport> {
-    const result = await this.#settled;
+    const result = await this.#settled();
     const tally = this.#tally as RunTally;
     const outcome = outcomeOf(result);
     const done = this.events.at(-1);
