@@ -55,6 +55,24 @@ export function summarize(error: StitchError): ErrorSummary {
   return summary;
 }
 
+interface RunInternals {
+  emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean): void;
+  finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
+}
+
+let internals: RunInternals;
+
+/**
+ * Logs an event on `run`, stamped with its identity and time when read; `trace: false` keeps it
+ * from the sinks (a shared execution's event is traced through one of its runs only).
+ */
+export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true): void =>
+  internals.emit(run, payload, trace);
+
+/** Settles `run` once, with its closing events; later calls are ignored. */
+export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
+  internals.finish(run as StitchRun<unknown>, result, tally);
+
 /**
  * One call of a stitch: a real `Promise` of its data (`await`, `.then`, `.catch`, `.finally`,
  * `Promise.all` and `instanceof Promise` all work) over a single event log. It rejects with a
@@ -106,11 +124,15 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#started = clock.now();
   }
 
-  /**
-   * @internal Stamps an event with this run's identity and time and logs it; `trace: false` keeps
-   * it from the sinks (a shared execution's event is traced through one of its runs only).
-   */
-  emit(payload: EventPayload, trace = true): void {
+  static {
+    // The engine's hold on a run; not part of the run's public face.
+    internals = {
+      emit: (run, payload, trace) => run.#emit(payload, trace),
+      finish: (run, result, tally) => run.#finish(result, tally),
+    };
+  }
+
+  #emit(payload: EventPayload, trace: boolean): void {
     this.#payloads.push(payload);
     this.#times.push(this.#clock.now());
     if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
@@ -118,8 +140,9 @@ export class StitchRun<TData> extends Promise<TData> {
   }
 
   /**
-   * This run's events so far, in order. An event is stamped with the run's identity and time
-   * only when a sink, a stream, a report or this getter first reads it: nobody watching, nothing built.
+   * This run's events so far, in order (what its report and stream show). An event is stamped
+   * with the run's identity and time only when a sink, a stream, a report or this getter first
+   * reads it: nobody watching, nothing built.
    */
   get events(): readonly StitchEvent[] {
     const stamped = this.#stamped;
@@ -130,15 +153,15 @@ export class StitchRun<TData> extends Promise<TData> {
     return stamped;
   }
 
-  /** @internal Settles the run once; later calls are ignored. */
-  finish(result: RunResult<TData>, tally: RunTally): void {
+  #finish(result: RunResult<TData>, tally: RunTally): void {
     if (this.#result) return;
     this.#result = result;
     this.#tally = tally;
     const outcome = outcomeOf(result);
-    if (outcome === 'success') this.emit({ type: 'success', status: tally.status });
-    else if (outcome === 'error' && !result.ok) this.emit({ type: 'error', error: summarize(result.error) });
-    this.emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started });
+    if (outcome === 'success') this.#emit({ type: 'success', status: tally.status }, true);
+    else if (outcome === 'error' && !result.ok)
+      this.#emit({ type: 'error', error: summarize(result.error) }, true);
+    this.#emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started }, true);
     if (result.ok) this.#fulfil(result.data);
     else this.#reject(result.error);
   }

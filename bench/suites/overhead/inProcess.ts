@@ -206,9 +206,7 @@ async function allocations(calls: number) {
   }) as typeof setTimeout;
   try {
     for (let i = 0; i < calls; i++) {
-      const run = call(i);
-      await run;
-      events += run.events.length;
+      events += (await call(i).report()).events.length;
     }
   } finally {
     globalThis.AbortController = NativeController;
