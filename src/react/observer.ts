@@ -283,7 +283,11 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       let data = snapshot?.data;
       // An idle hook shows nothing: a placeholder is for a key that is loading.
       if (key !== undefined && data === undefined && view.placeholderData !== undefined) {
-        data = placeholderOf(view.placeholderData, placeholder?.key === key ? undefined : placeholder?.data);
+        data = placeholderOf(
+          view.placeholderData,
+          placeholder?.key === key ? undefined : placeholder?.data,
+          key,
+        );
       }
       const isPlaceholder = data !== snapshot?.data;
       const status: QueryStatus =

@@ -8,21 +8,16 @@ export type PlaceholderData<TData> = TData | ((previous: TData | undefined) => T
 export const keepPreviousData = <TData>(previous: TData | undefined): TData | undefined => previous;
 
 /**
- * The placeholder a hook shows, computed again only for a new `given` or new previous data, so
- * that a function making a new object each call does not make a new result at every read.
+ * The placeholder a hook shows for `key`, computed once per key and previous data: a function
+ * written inline (a new one each render) that makes a new object would otherwise make a new
+ * result at every render.
  */
 export function createPlaceholder<TData>() {
-  let last:
-    | { given: PlaceholderData<TData>; previous: TData | undefined; data: TData | undefined }
-    | undefined;
-  return (given: PlaceholderData<TData>, previous: TData | undefined): TData | undefined => {
+  let last: { key: string; previous: TData | undefined; data: TData | undefined } | undefined;
+  return (given: PlaceholderData<TData>, previous: TData | undefined, key: string): TData | undefined => {
     if (typeof given !== 'function') return given;
-    if (last?.given !== given || last.previous !== previous) {
-      last = {
-        given,
-        previous,
-        data: (given as (previous: TData | undefined) => TData | undefined)(previous),
-      };
+    if (last?.key !== key || last.previous !== previous) {
+      last = { key, previous, data: (given as (previous: TData | undefined) => TData | undefined)(previous) };
     }
     return last.data;
   };
