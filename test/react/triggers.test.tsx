@@ -140,24 +140,35 @@ describe('refetchInterval', () => {
     expect((await vendor.arrival(4)).path).toBe('/users/8');
   });
 
-  it('pauses while the app is hidden and resumes a period after it is visible again', async () => {
+  it('pauses while the app is hidden (a poll settling meanwhile schedules none) and resumes when visible', async () => {
     const harness = await setupTriggers();
-    const { vendor, clock, focus, starts } = harness;
+    const { vendor, clock, focus, answer, starts } = harness;
     const getUser = userStitch(vendor);
     await firstAnswered(harness, getUser);
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(2);
 
     await actAtOnce(() => focus.set(false));
+    await answer(2, { body: renamed });
     expect(clock.pending()).toBe(0);
     await act(() => clock.advance(60_000));
-    expect(starts()).toBe(1);
+    expect(starts()).toBe(2);
 
     // Becoming visible is not itself a refetch here (refetchOnFocus is off): the next poll is a period away.
     await actAtOnce(() => focus.set(true));
-    expect(starts()).toBe(1);
+    expect(starts()).toBe(2);
     expect(clock.pending()).toBe(1);
     await act(() => clock.advance(1_000));
-    await vendor.arrival(2);
-    expect(starts()).toBe(2);
+    await vendor.arrival(3);
+    expect(starts()).toBe(3);
+  });
+
+  it('unmounting between polls cancels the next one', async () => {
+    const harness = await setupTriggers();
+    const { unmount } = await firstAnswered(harness, userStitch(harness.vendor));
+    unmount();
+    expect(harness.clock.pending()).toBe(0);
+    expect(harness.focus.subscribers()).toBe(0);
   });
 });
 
@@ -177,6 +188,18 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
     expect(new Set(texts(100))).toEqual(new Set(['success Ada Lovelace']));
     expect(vendor.requests()).toBe(2);
     expect(requests()).toBe(2);
+  });
+
+  it('a focus while the hook’s own request is in flight neither restarts nor hangs it up', async () => {
+    const { vendor, focus, answer, wrapper, starts } = await setupTriggers({ refetchOnFocus: true });
+    const shown = recorder<QueryResult<User>>();
+    render(<Reader getUser={userStitch(vendor)} shown={shown} />, { wrapper });
+    await vendor.arrival(1);
+    await actAtOnce(() => focus.set(true));
+    expect(starts()).toBe(1);
+    await answer(1, { body: ada });
+    expect(vendor.ledger[0]).toMatchObject({ answered: true, hungUp: false });
+    expect(shown.last).toMatchObject({ status: 'success', data: ada });
   });
 
   it('a focus does not refetch data younger than staleTime', async () => {
