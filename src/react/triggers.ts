@@ -82,9 +82,16 @@ export const TriggerContext = createContext<TriggerSettings>({
   online: browserOnline,
 });
 
+/** What the triggers need of a hook's observer. */
+export interface TriggerTarget {
+  /** Hears every change of the hook's key (the observer's own listener set, not another cache reader). */
+  subscribe(listener: () => void): () => void;
+  /** A background refetch; `always`: even if the data is fresh, as polls do. */
+  refetchInBackground(always: boolean): void;
+}
+
 /**
- * Wires one hook's triggers for `key` and returns what undoes it. `refetch(always)` is the
- * observer's background refetch (`always`: even if the data is fresh, as polls do).
+ * Wires one hook's triggers for `key` and returns what undoes it.
  *
  *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
  *                  (never armed while a request for the key is in flight, nor while hidden)
@@ -94,10 +101,11 @@ export function watchTriggers(
   key: string | undefined,
   triggers: Required<RefetchTriggers>,
   sources: Pick<TriggerSettings, 'focus' | 'online'>,
-  refetch: (always: boolean) => void,
+  observer: TriggerTarget,
 ): () => void {
   const { refetchOnFocus, refetchOnReconnect, refetchInterval } = triggers;
   const { focus, online } = sources;
+  const refetch = observer.refetchInBackground;
   const stops: Array<() => void> = [];
   let timer: CancelTimer | undefined;
   const disarm = () => {
@@ -115,7 +123,7 @@ export function watchTriggers(
     });
   };
   if (refetchInterval > 0) {
-    stops.push(engine.subscribe(key, () => (engine.getSnapshot(key).fetching ? disarm() : arm())));
+    stops.push(observer.subscribe(() => (engine.getSnapshot(key).fetching ? disarm() : arm())));
     arm();
   }
   if (refetchOnFocus || refetchInterval > 0) {

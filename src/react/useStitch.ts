@@ -134,7 +134,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
         key,
         { refetchOnFocus, refetchOnReconnect, refetchInterval },
         { focus, online },
-        observer.refetchInBackground,
+        observer,
       ),
     [engine, observer, key, refetchOnFocus, refetchOnReconnect, refetchInterval, focus, online],
   );
