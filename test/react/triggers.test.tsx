@@ -8,7 +8,7 @@ import { act, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { type QueryResult, StitchProvider, type UseStitchOptions } from '../../src/react/index';
-import { actAtOnce, type Harness, recorder, setup } from './harness';
+import { actAtOnce, type Harness, recorder, renderStrict, setup } from './harness';
 import { manualFocus, manualOnline } from './sources';
 import { ada, Reader, type User, type UserStitch, userStitch } from './users';
 
@@ -89,6 +89,22 @@ describe('refetchInterval', () => {
     expect(starts()).toBe(3);
     expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false, false, false]);
     expect(shown.renders.map((q) => q.status)).not.toContain('error');
+  });
+
+  it('under StrictMode, a mount on fresh data arms one timer, and each period sends one request', async () => {
+    const { vendor, engine, clock, wrapper, starts } = await setupTriggers();
+    const getUser = userStitch(vendor);
+    const key = engine.keyOf(getUser, { params: { id: 7 } }) as string;
+    engine.hydrate({ version: 1, entries: [[key, ada, clock.now()]] });
+    renderStrict(
+      <Reader getUser={getUser} options={{ refetchInterval: 1_000, staleTime: 60_000 }} />,
+      wrapper,
+    );
+    expect(clock.pending()).toBe(1);
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(1);
+    expect(starts()).toBe(1);
+    expect(clock.pending()).toBe(0);
   });
 
   it('a failed poll shows as the error, keeps the data, and the polling goes on', async () => {
