@@ -89,6 +89,13 @@ describe('refetchInterval', () => {
     expect(starts()).toBe(3);
     expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false, false, false]);
     expect(shown.renders.map((q) => q.status)).not.toContain('error');
+    // Polling adds no reader of its own to the cache entry: the hook is still one.
+    const readers: number[] = [];
+    const stop = harness.engine.inspect((event) => {
+      if (event.type === 'cache') readers.push(event.readers);
+    });
+    stop();
+    expect(readers).toEqual([1]);
   });
 
   it('under StrictMode, a mount on fresh data arms one timer, and each period sends one request', async () => {
