@@ -73,6 +73,8 @@ export default defineConfig({
             { find: /^react\/(.*)$/, replacement: `${react18}react/$1` },
             { find: /^react-dom$/, replacement: `${react18}react-dom/index.js` },
             { find: /^react-dom\/(.*)$/, replacement: `${react18}react-dom/$1` },
+            // A copy installed beside React 18, so its own require('react') finds React 18.
+            { find: /^use-sync-external-store\/(.*)$/, replacement: `${react18}use-sync-external-store/$1` },
             // Its ESM build, inlined below, so its own react imports take the aliases too.
             {
               find: /^@testing-library\/react$/,
