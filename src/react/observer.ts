@@ -134,10 +134,11 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   /** Lets go of the current work without ever showing its abort. */
-  const release = (reason: unknown) => {
+  /** Lets go of the current wait or request, if any; the reason is built only then (a DOMException is dear). */
+  const release = (reason: () => unknown) => {
     const current = phase;
     phase = { type: 'idle' };
-    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason);
+    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason());
   };
 
   const settle = (key: string, error: StitchError | null) => {
@@ -203,7 +204,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
 
   const refetch = () => {
     if (!target || target.key === undefined) return;
-    release(superseded());
+    release(superseded);
     start(target, true);
   };
 
@@ -234,7 +235,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
         previous.signal === goal.signal &&
         previous.scope === goal.scope;
       if (same && phase.type !== 'idle') return;
-      release(superseded());
+      release(superseded);
       start(goal, false);
       notify();
     },
@@ -265,7 +266,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       mounted = false;
       queueMicrotask(() => {
         if (mounted) return;
-        release(unmounted());
+        release(unmounted);
         watch(undefined);
         target = undefined;
       });
