@@ -11,7 +11,7 @@
  * endpoint is held (`hold`), only when the story calls `release`: an explicit queue, so a play keeps a
  * request in flight for exactly as long as it needs to.
  */
-import { HttpResponse, http, type JsonBodyType, type RequestHandler } from 'msw';
+import { HttpResponse, http, type JsonBodyType, type RequestHandler, sse } from 'msw';
 import { type Controls, DEFAULT_CONTROLS, parseControls } from '../../examples/vendor/controls';
 import { reportRows, searchPeople } from '../../examples/vendor/data';
 import {
@@ -176,6 +176,19 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
       return HttpResponse.json(controls, { headers: NO_STORE });
     }),
     http.get('*/api/ledger', () => HttpResponse.json(ledger.snapshot(), { headers: NO_STORE })),
+    // The ledger as it stands, then after each change, as the real vendor pushes it.
+    sse('*/api/ledger/stream', ({ client, request }) => {
+      const push = () => {
+        try {
+          client.send({ data: ledger.snapshot() });
+        } catch {
+          stop(); // the page closed its EventSource
+        }
+      };
+      const stop = ledger.subscribe(push);
+      request.signal.addEventListener('abort', stop, { once: true });
+      push();
+    }),
     http.post('*/api/ledger/reset', () => {
       ledger.reset();
       return HttpResponse.json(ledger.snapshot(), { headers: NO_STORE });

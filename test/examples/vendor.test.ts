@@ -11,6 +11,7 @@ import {
   createDemoVendor,
   DEFAULT_CONTROLS,
   type DemoVendor,
+  type LedgerSnapshot,
   reportRows,
   searchPeople,
 } from '../../examples/vendor';
@@ -268,6 +269,33 @@ describe('ledger', () => {
       endpoints: createLedger().snapshot().endpoints,
     });
     expect(vendor.ledger().charges).toEqual([]);
+  });
+
+  it('GET /api/ledger/stream pushes the ledger as it stands, then after each change', async () => {
+    const { origin } = await start();
+    const leave = new AbortController();
+    const stream = await fetch(`${origin}/api/ledger/stream`, { signal: leave.signal });
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    /** The next pushed ledger: one `data:` line per event, events apart by a blank line. */
+    const next = async (): Promise<LedgerSnapshot> => {
+      while (!buffered.includes('\n\n')) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+      const [event = '', ...rest] = buffered.split('\n\n');
+      buffered = rest.join('\n\n');
+      return JSON.parse(event.replace(/^data: /, ''));
+    };
+    expect((await next()).endpoints.search.requests).toBe(0);
+    await fetch(`${origin}/api/search?q=a`);
+    let seen = await next();
+    while (seen.endpoints.search.completed === 0) seen = await next();
+    expect(seen.endpoints.search).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
+    leave.abort();
   });
 
   it(`keeps the last ${RECENT} entries`, () => {

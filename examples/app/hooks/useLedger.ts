@@ -1,14 +1,36 @@
-import { useStitch } from '../../../src/react/index';
+import { useSyncExternalStore } from 'react';
 import type { LedgerSnapshot } from '../../vendor/index';
-import { getLedger } from '../api';
-import { useInterval } from './useInterval';
 
-/**
- * The vendor's ledger, polled. Every caller reads one cache key, so components polling at once
- * share one request (Stitch's coalescer), and the last data stays on screen while a poll is out.
+/*
+ * The vendor pushes its ledger (server-sent events from `GET /api/ledger/stream`): once as it
+ * stands, then after each change. Every component shares one stream, open while any is mounted.
  */
-export function useLedger(every = 500): LedgerSnapshot | undefined {
-  const ledger = useStitch(getLedger, {});
-  useInterval(ledger.refetch, every);
-  return ledger.data;
+let latest: LedgerSnapshot | undefined;
+let source: EventSource | undefined;
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  if (!source) {
+    source = new EventSource(new URL('/api/ledger/stream', window.location.origin));
+    source.onmessage = (message) => {
+      latest = JSON.parse(message.data) as LedgerSnapshot;
+      for (const each of [...listeners]) each();
+    };
+  }
+  return () => {
+    listeners.delete(listener);
+    // A microtask later, so a remount (StrictMode's included) keeps the stream.
+    queueMicrotask(() => {
+      if (listeners.size > 0) return;
+      source?.close();
+      source = undefined;
+      latest = undefined;
+    });
+  };
+}
+
+/** The vendor's ledger, pushed by the vendor after each change (never polled); `undefined` until it came. */
+export function useLedger(): LedgerSnapshot | undefined {
+  return useSyncExternalStore(subscribe, () => latest);
 }
