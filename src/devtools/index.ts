@@ -14,6 +14,6 @@ export {
   type LaneStatus,
   type LaneView,
 } from './model';
-export { type InspectorOptions, type SharedDevtoolsModel, useDevtoolsModel } from './shared';
 export { StitchDevtools, type StitchDevtoolsProps } from './StitchDevtools';
+export { type InspectorOptions, type SharedDevtoolsModel, useDevtoolsModel } from './shared';
 export { useStitchInspector } from './useStitchInspector';
