@@ -11,7 +11,7 @@
  * endpoint is held (`hold`), only when the story calls `release`: an explicit queue, so a play keeps a
  * request in flight for exactly as long as it needs to.
  */
-import { HttpResponse, http, type JsonBodyType, type RequestHandler, sse } from 'msw';
+import { HttpResponse, http, type JsonBodyType, type RequestHandler } from 'msw';
 import { type Controls, DEFAULT_CONTROLS, parseControls } from '../../examples/vendor/controls';
 import { reportRows, searchPeople } from '../../examples/vendor/data';
 import {
@@ -177,17 +177,20 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
     }),
     http.get('*/api/ledger', () => HttpResponse.json(ledger.snapshot(), { headers: NO_STORE })),
     // The ledger as it stands, then after each change, as the real vendor pushes it.
-    sse('*/api/ledger/stream', ({ client, request }) => {
-      const push = () => {
-        try {
-          client.send({ data: ledger.snapshot() });
-        } catch {
-          stop(); // the page closed its EventSource
-        }
-      };
-      const stop = ledger.subscribe(push);
-      request.signal.addEventListener('abort', stop, { once: true });
-      push();
+    http.get('*/api/ledger/stream', ({ request }) => {
+      const encoder = new TextEncoder();
+      let stop = () => {};
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const push = () =>
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(ledger.snapshot())}\n\n`));
+          push();
+          stop = ledger.subscribe(push);
+          request.signal.addEventListener('abort', () => stop(), { once: true });
+        },
+        cancel: () => stop(),
+      });
+      return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream', ...NO_STORE } });
     }),
     http.post('*/api/ledger/reset', () => {
       ledger.reset();

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import {
   type DevtoolsSnapshot,
   type LaneView,
+  type SharedDevtoolsModel,
   StitchDevtools,
   useDevtoolsModel,
   useStitchInspector,
@@ -15,7 +16,7 @@ import {
 import { type Engine, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection } from '../helpers/runs';
-import { actAtOnce, flushMicrotasks, recorder, renderStrict, setup } from '../react/harness';
+import { actAtOnce, flushMicrotasks, type Recorder, recorder, renderStrict, setup } from '../react/harness';
 
 /** Counts the engine's inspect listeners as they come and go. */
 function watchInspectors(engine: Engine) {
@@ -36,6 +37,23 @@ function watchInspectors(engine: Engine) {
 const lanesOf = (name: string) => (snapshot: DevtoolsSnapshot) =>
   snapshot.lanes.filter((lane) => lane.stitch === name);
 
+/** A page showing `stitch`'s lanes: records each render's lanes, and hands out the model it used. */
+function Page({
+  stitch: name,
+  shown,
+  model,
+  maxLanes,
+}: {
+  stitch: string;
+  shown: Recorder<readonly LaneView[]>;
+  model: (model: SharedDevtoolsModel) => void;
+  maxLanes?: number;
+}) {
+  model(useDevtoolsModel());
+  shown.record(useStitchInspector(lanesOf(name), maxLanes === undefined ? {} : { maxLanes }));
+  return null;
+}
+
 it("a page's lanes are the panel's: one model, a lane per run with the vendor's hang-ups, re-rendered only when they change", async () => {
   const { vendor, engine, wrapper } = await setup();
   const inspectors = watchInspectors(engine);
@@ -43,14 +61,9 @@ it("a page's lanes are the panel's: one model, a lane per run with the vendor's 
   const other = stitch({ name: uniqueKey('other'), url: vendor.url('/other') });
   const shown = recorder<readonly LaneView[]>();
   const models: unknown[] = [];
-  function Page() {
-    models.push(useDevtoolsModel());
-    shown.record(useStitchInspector(lanesOf(search.definition.name)));
-    return null;
-  }
   const view = renderStrict(
     <>
-      <Page />
+      <Page stitch={search.definition.name} shown={shown} model={(model) => models.push(model)} />
       <StitchDevtools />
     </>,
     wrapper,
@@ -115,12 +128,10 @@ it('clearLanes of the shared model clears what every view of it shows', async ()
   const read = stitch({ name: uniqueKey('read'), url: vendor.url('/read') });
   const shown = recorder<readonly LaneView[]>();
   let clear = () => {};
-  function Page() {
-    clear = useDevtoolsModel().clearLanes;
-    shown.record(useStitchInspector(lanesOf(read.definition.name)));
-    return null;
-  }
-  render(<Page />, { wrapper });
+  const keep = (model: SharedDevtoolsModel) => {
+    clear = model.clearLanes;
+  };
+  render(<Page stitch={read.definition.name} shown={shown} model={keep} />, { wrapper });
   await act(async () => {
     await read(undefined, { engine });
     await flushMicrotasks();
@@ -132,14 +143,11 @@ it('clearLanes of the shared model clears what every view of it shows', async ()
 
 it('refuses a bad maxLanes with a config error naming it', async () => {
   const { wrapper } = await setup();
-  function Page() {
-    useStitchInspector((snapshot) => snapshot.lanes, { maxLanes: 0 });
-    return null;
-  }
+  const page = <Page stitch="any" shown={recorder()} model={() => {}} maxLanes={0} />;
   const quiet = console.error;
   console.error = () => {}; // React reports the render error too
   try {
-    expect(() => render(<Page />, { wrapper })).toThrowError(
+    expect(() => render(page, { wrapper })).toThrowError(
       expect.objectContaining({ kind: 'config', field: 'maxLanes' }),
     );
   } finally {

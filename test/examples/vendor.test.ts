@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { followLedger } from '../../examples/app/ledgerStream';
 import {
   type Controls,
   createDemoVendor,
@@ -274,28 +275,28 @@ describe('ledger', () => {
   it('GET /api/ledger/stream pushes the ledger as it stands, then after each change', async () => {
     const { origin } = await start();
     const leave = new AbortController();
-    const stream = await fetch(`${origin}/api/ledger/stream`, { signal: leave.signal });
-    expect(stream.headers.get('content-type')).toBe('text/event-stream');
-    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    /** The next pushed ledger: one `data:` line per event, events apart by a blank line. */
-    const next = async (): Promise<LedgerSnapshot> => {
-      while (!buffered.includes('\n\n')) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffered += decoder.decode(value, { stream: true });
-      }
-      const [event = '', ...rest] = buffered.split('\n\n');
-      buffered = rest.join('\n\n');
-      return JSON.parse(event.replace(/^data: /, ''));
-    };
-    expect((await next()).endpoints.search.requests).toBe(0);
+    const seen: LedgerSnapshot[] = [];
+    let heard = () => {};
+    const following = followLedger(`${origin}/api/ledger/stream`, leave.signal, (ledger) => {
+      seen.push(ledger);
+      heard();
+    });
+    /** Resolves once the last ledger pushed satisfies `ok`. */
+    const pushed = (ok: (ledger: LedgerSnapshot) => boolean) =>
+      new Promise<void>((resolve) => {
+        heard = () => {
+          const last = seen.at(-1);
+          if (last && ok(last)) resolve();
+        };
+        heard();
+      });
+    await pushed(() => true);
+    expect(seen[0]?.endpoints.search.requests).toBe(0);
     await fetch(`${origin}/api/search?q=a`);
-    let seen = await next();
-    while (seen.endpoints.search.completed === 0) seen = await next();
-    expect(seen.endpoints.search).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
+    await pushed((ledger) => ledger.endpoints.search.completed === 1);
+    expect(seen.at(-1)?.endpoints.search).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
     leave.abort();
+    await following; // resolves on the abort: the client let go
   });
 
   it(`keeps the last ${RECENT} entries`, () => {
