@@ -63,8 +63,8 @@ export function sharedModel(engine: Engine, maxLanes?: number): SharedDevtoolsMo
 }
 
 /**
- * The devtools model `<StitchDevtools />` shows for this engine: the same lanes, cache, breakers,
- * queues and transitions, kept up to date by `engine.inspect` while anything subscribes to it.
+ * The devtools model `<StitchDevtools />` shows for this engine: the same lanes, cache, breakers and
+ * queues, kept up to date by `engine.inspect` while anything subscribes to it.
  * Calling this hook subscribes to nothing; use its `subscribe`/`getSnapshot` with
  * `useSyncExternalStore`, or read a part of it with `useStitchInspector`. Its `clearLanes()`
  * clears the panel's lanes too.
