@@ -60,6 +60,7 @@ export default defineConfig({
           env: { STITCH_REACT: '19' },
           include: [
             'test/react/**/*.test.{ts,tsx}',
+            'test/devtools/**/*.test.tsx',
             'test/reliability/**/*.test.tsx',
             'test/scenarios/**/*.test.tsx',
           ],
@@ -89,7 +90,11 @@ export default defineConfig({
           name: 'react18',
           environment: 'node',
           env: { STITCH_REACT: '18' },
-          include: ['test/react/**/*.test.{ts,tsx}', 'test/scenarios/**/*.test.tsx'],
+          include: [
+            'test/react/**/*.test.{ts,tsx}',
+            'test/devtools/**/*.test.tsx',
+            'test/scenarios/**/*.test.tsx',
+          ],
           setupFiles: ['test/helpers/happyDom.setup.ts'],
           server: { deps: { inline: [/@testing-library\/react/] } },
         },
