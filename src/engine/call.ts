@@ -35,8 +35,8 @@ export function cacheKey<TInput extends StitchInput>(
   definition: StitchDefinition<unknown, TInput>,
   input: TInput | undefined,
 ): string | undefined {
-  if (!definition.cache) return undefined;
-  return keys.keyOf(definition.name, definition.cache.scope?.(input) ?? '', input);
+  if (definition.kind === 'write') return undefined;
+  return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input);
 }
 
 /**

@@ -77,7 +77,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const observer = useMemo(() => createObserver<TData, TInput>(engine), [engine]);
   const project = useMemo(() => createSelector<TData, TSelected>(), []);
   const { name, method } = stitch.definition;
-  if (!stitch.definition.cache) {
+  if (stitch.definition.kind === 'write') {
     throw new StitchError({
       kind: 'config',
       field: 'method',
@@ -94,7 +94,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
   const initial = useMemo(() => initialFor(engine, key, options.initialData), [engine, key]);
 
-  const ttl = stitch.definition.cache.ttl;
+  const ttl = stitch.definition.cache?.ttl ?? 0;
   const read = () => observer.result(key, { placeholderData, initial, debounce, staleTime, ttl });
   // Called before the effects below on purpose: React hands the store its new `read` in a passive
   // effect of its own, and effects run in call order. Declared after them, a notification from
