@@ -62,8 +62,6 @@ export interface Coalescer {
    * may predate a write): the next caller starts afresh, while the current references keep theirs.
    */
   detach(matches: (key: string) => boolean): void;
-  /** Whether an execution for `key` is in flight. */
-  inFlight(key: string): boolean;
 }
 
 /**
@@ -126,6 +124,5 @@ export function createCoalescer(): Coalescer {
     detach(matches) {
       for (const key of [...entries.keys()]) if (matches(key)) entries.delete(key);
     },
-    inFlight: (key) => entries.has(key),
   };
 }
