@@ -9,7 +9,8 @@ import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
-import type { RateWaiter } from './shared';
+import type { RateWaiter, SlotWaiter } from './shared';
+import { acquireShared } from './sharedThrottle';
 import type { StitchDefinition } from './stitch';
 import type { Release, Throttle } from './throttle';
 import { type Deadline, startDeadline } from './timeout';
@@ -23,6 +24,8 @@ export interface EngineParts {
   readonly budget: RetryBudget;
   /** Waits for a grant of a rate shared across processes, when the store can share one. */
   readonly rates: RateWaiter | undefined;
+  /** Waits for a slot of a concurrency limit shared across processes, when the store can share one. */
+  readonly slots: SlotWaiter | undefined;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */
@@ -107,35 +110,26 @@ async function takeSlot<TData>(
   if (!policy) return () => {};
   const key = policy.key ?? origin(context.request.url);
   const { parts } = context;
-  const queued = (position: number) => context.emit({ type: 'queued', key, position });
-  const options = { signal: total.signal, maxWait: total.remaining(), onQueued: queued };
+  const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
+  const rates = policy.rate && policy.shared.rate ? parts.rates : undefined;
+  const slots = policy.shared.concurrency ? parts.slots : undefined;
   try {
-    if (!(policy.rate && policy.shared && parts.rates))
-      return await parts.throttle.acquire(key, policy, options);
-    // The concurrency slot here, then the rate's token from the store, held together.
-    const slot = await parts.throttle.acquire(key, { ...policy, rate: undefined }, options);
-    let token: Release;
-    try {
-      const maxWait = Math.min(policy.maxWait, total.remaining());
-      token = await parts.rates(key, policy.rate, { ...options, maxWait, onQueued: () => queued(1) });
-    } catch (error) {
-      if (total.signal.aborted || isStitchError(error)) {
-        slot(true);
-        throw error;
-      }
-      // Fail open to this process's own rate window: an unreachable store must not unleash it.
-      context.emit({ type: 'store', operation: 'rate', key, error: reasonMessage(error) });
-      token = await parts.throttle
-        .acquire(`${key} (rate, store failing)`, { ...policy, concurrency: Infinity }, options)
-        .catch((late: unknown) => {
-          slot(true);
-          throw late;
-        });
+    if (!rates && !slots) {
+      return await parts.throttle.acquire(key, policy, {
+        signal: total.signal,
+        maxWait: total.remaining(),
+        onQueued,
+      });
     }
-    return (unused) => {
-      token(unused);
-      slot(unused);
-    };
+    const maxWait = Math.min(policy.maxWait, total.remaining());
+    const shared = { throttle: parts.throttle, clock: parts.clock, rates, slots };
+    return await acquireShared(
+      shared,
+      key,
+      policy,
+      { signal: total.signal, maxWait, onQueued },
+      (operation, error) => context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
+    );
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (context.signal.aborted) throw error;

@@ -13,7 +13,14 @@ import { createLedger } from './ledger';
 import { checkHeadersHook, type HeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
-import { boundedShared, isSharedState, type SharedState, sharedRates, storeState } from './shared';
+import {
+  boundedShared,
+  isSharedState,
+  type SharedState,
+  sharedRates,
+  sharedSlots,
+  storeState,
+} from './shared';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
 import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
 import { createThrottle } from './throttle';
@@ -137,6 +144,7 @@ export function createEngine(options?: EngineOptions): Engine {
         ? shared.shareBudget({ budget: shared.budget }, createRetryBudget(clock), clock)
         : createRetryBudget(clock),
     rates: sharedRates(shared, clock),
+    slots: sharedSlots(shared, clock),
     secret,
     headers: checkHeadersHook(options?.headers),
   };

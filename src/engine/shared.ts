@@ -1,6 +1,6 @@
 /**
  * Shared state: what the breaker, idempotency records, and (with a networked store) the throttle's
- * rate and the retry budget keep between calls, as a handful of atomic operations. The memory
+ * rate, its concurrency slots and the retry budget keep between calls, as a handful of atomic operations. The memory
  * store and any `Store` get them from {@link storeState}, built on `Store.update`; `stitch-fetch/redis`
  * implements them as Lua scripts, each one round trip, timed by the Redis server's clock (the
  * processes' own clocks cannot be compared).
@@ -50,8 +50,9 @@ export interface BudgetLimits {
 }
 
 /**
- * The operations behind breakers, idempotency records, shared rates and retry budgets. Each one is
- * atomic where the state lives and keeps every entry under a time to live.
+ * The operations behind breakers, idempotency records, shared rates, shared concurrency slots and
+ * retry budgets. Each one is atomic where the state lives and keeps every entry under a time to
+ * live.
  */
 export interface SharedState {
   /** Applies `command` to the breaker of `key` and returns what it changed. */
@@ -71,6 +72,31 @@ export interface SharedState {
   /** Hands back grant `id` of `key` (nothing was sent under it). */
   returnRate?(key: string, id: string): Promise<void>;
   /**
+   * With `takeRate`: grant `id` of `key` was used and its request has ended, so the window
+   * counts it until `rate.per` from now (not from the grant; see docs/SCALING.md).
+   */
+  endRate?(key: string, id: string): Promise<void>;
+  /**
+   * Present only where several processes share the state. Takes (or, for an `id` that holds one,
+   * renews) a slot of `key` for `lease` ms when fewer than `limit` are held; resolves 0 when it
+   * holds it, else how many ms until the first lease ends.
+   */
+  takeSlot?(key: string, limit: number, id: string, lease: number): Promise<number>;
+  /** Frees slot `id` of `key`. */
+  returnSlot?(key: string, id: string): Promise<void>;
+  /**
+   * With `takeSlot`: waits (abortably, up to `options.maxWait`) for a slot of a concurrency limit
+   * shared across processes, over `store`; the slot's lease is renewed until it is released. The
+   * code ships with the store, like `waitForRate`.
+   */
+  waitForSlot?(
+    store: SlotStore,
+    clock: Clock,
+    key: string,
+    limit: number,
+    options: SharedWaitOptions,
+  ): Promise<SlotRelease>;
+  /**
    * Present only where several processes share the state. Adds `calls` to the budget of `key`;
    * with `retry`, also takes one retry if it fits and says whether it did.
    */
@@ -85,19 +111,38 @@ export interface SharedState {
     clock: Clock,
     key: string,
     rate: RateLimits,
-    options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
+    options: SharedWaitOptions,
   ): Promise<RateRelease>;
   /** With `budget`: the retry budget over `store`, falling back to `local` while it fails. */
   shareBudget?(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget;
 }
 
+/** How long a caller waits for a shared grant or slot, and what it hears. */
+export interface SharedWaitOptions {
+  /** Aborting rejects at once with the signal's reason. */
+  signal: AbortSignal;
+  /** Longest wait in ms; past it, the wait rejects with a `rate-limited` StitchError. */
+  maxWait: number;
+  /** Called once, when the store's first answer is "wait". */
+  onQueued: () => void;
+}
+
 /** The operations a shared rate needs. */
-export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate'>>;
+export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate' | 'endRate'>>;
+
+/** The operations a shared concurrency limit needs. */
+export type SlotStore = Required<Pick<SharedState, 'takeSlot' | 'returnSlot'>>;
+
+/** Frees a shared concurrency slot; calling it again does nothing. */
+export type SlotRelease = () => void;
 
 /** The operation a shared retry budget needs. */
 export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
 
-/** Gives a shared rate's grant back when nothing was sent under it; calling it again does nothing. */
+/**
+ * Ends a shared rate's grant: `unused` (nothing was sent under it) gives it back, else its request
+ * ended now. Calling it again does nothing.
+ */
 export type RateRelease = (unused?: boolean) => void;
 
 /** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
@@ -181,15 +226,22 @@ export function boundedShared(
   shared: SharedState,
   bound: <T>(operation: () => Promise<T>) => Promise<T>,
 ): SharedState {
-  const { takeRate, returnRate, budget, waitForRate, shareBudget } = shared;
+  const { takeRate, returnRate, endRate, takeSlot, returnSlot, budget } = shared;
+  const { waitForRate, waitForSlot, shareBudget } = shared;
   return {
     ...(waitForRate && { waitForRate }),
+    ...(waitForSlot && { waitForSlot }),
     ...(shareBudget && { shareBudget }),
     circuit: (key, command, limits) => bound(() => shared.circuit(key, command, limits)),
     claim: (key, owner, lease) => bound(() => shared.claim(key, owner, lease)),
     settle: (key, owner, outcome, ttl) => bound(() => shared.settle(key, owner, outcome, ttl)),
     ...(takeRate && { takeRate: (key, rate, id) => bound(() => takeRate.call(shared, key, rate, id)) }),
     ...(returnRate && { returnRate: (key, id) => bound(() => returnRate.call(shared, key, id)) }),
+    ...(endRate && { endRate: (key, id) => bound(() => endRate.call(shared, key, id)) }),
+    ...(takeSlot && {
+      takeSlot: (key, limit, id, lease) => bound(() => takeSlot.call(shared, key, limit, id, lease)),
+    }),
+    ...(returnSlot && { returnSlot: (key, id) => bound(() => returnSlot.call(shared, key, id)) }),
     ...(budget && {
       budget: (key, limits, calls, retry) => bound(() => budget.call(shared, key, limits, calls, retry)),
     }),
@@ -197,15 +249,21 @@ export function boundedShared(
 }
 
 /** Waits for a grant of a shared rate; see {@link SharedState.waitForRate}. */
-export type RateWaiter = (
-  key: string,
-  rate: RateLimits,
-  options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
-) => Promise<RateRelease>;
+export type RateWaiter = (key: string, rate: RateLimits, options: SharedWaitOptions) => Promise<RateRelease>;
 
 /** The shared rate of `shared`, when it can share one across processes. */
 export function sharedRates(shared: SharedState, clock: Clock): RateWaiter | undefined {
-  const { takeRate, returnRate, waitForRate } = shared;
-  if (!takeRate || !returnRate || !waitForRate) return undefined;
-  return (key, rate, options) => waitForRate({ takeRate, returnRate }, clock, key, rate, options);
+  const { takeRate, returnRate, endRate, waitForRate } = shared;
+  if (!takeRate || !returnRate || !endRate || !waitForRate) return undefined;
+  return (key, rate, options) => waitForRate({ takeRate, returnRate, endRate }, clock, key, rate, options);
+}
+
+/** Waits for a slot of a shared concurrency limit; see {@link SharedState.waitForSlot}. */
+export type SlotWaiter = (key: string, limit: number, options: SharedWaitOptions) => Promise<SlotRelease>;
+
+/** The shared concurrency limit of `shared`, when it can share one across processes. */
+export function sharedSlots(shared: SharedState, clock: Clock): SlotWaiter | undefined {
+  const { takeSlot, returnSlot, waitForSlot } = shared;
+  if (!takeSlot || !returnSlot || !waitForSlot) return undefined;
+  return (key, limit, options) => waitForSlot({ takeSlot, returnSlot }, clock, key, limit, options);
 }

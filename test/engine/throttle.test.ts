@@ -331,16 +331,23 @@ describe('normalizeThrottle', () => {
       concurrency: 4,
       rate: undefined,
       maxWait: Infinity,
-      shared: true,
+      shared: { rate: true, concurrency: false },
     });
     expect(normalizeThrottle({ key: 'api', rate: { count: 3, per: 50 }, maxWait: 0 }, 'x')).toEqual({
       key: 'api',
       concurrency: Infinity,
       rate: { count: 3, per: 50 },
       maxWait: 0,
-      shared: true,
+      shared: { rate: true, concurrency: false },
     });
-    expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toBe(false);
+    expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toEqual({
+      rate: false,
+      concurrency: false,
+    });
+    expect(normalizeThrottle({ concurrency: 2, shared: { concurrency: true } }, 'x')?.shared).toEqual({
+      rate: true,
+      concurrency: true,
+    });
   });
 
   it.each<[unknown, string]>([
@@ -355,6 +362,10 @@ describe('normalizeThrottle', () => {
     [{ concurrency: 1, maxWait: -1 }, 'throttle.maxWait'],
     [{ concurrency: 1, maxWait: Number.NaN }, 'throttle.maxWait'],
     [{ concurrency: 1, shared: 'yes' }, 'throttle.shared'],
+    [{ concurrency: 1, shared: null }, 'throttle.shared'],
+    [{ concurrency: 1, shared: { rate: 1 } }, 'throttle.shared.rate'],
+    [{ concurrency: 1, shared: { concurrency: 'yes' } }, 'throttle.shared.concurrency'],
+    [{ rate: '1/s', shared: { concurrency: true } }, 'throttle.shared.concurrency'],
     [{ concurrency: 1, key: '' }, 'throttle.key'],
     [{ maxWait: 100 }, 'throttle'],
     [{}, 'throttle'],

@@ -130,21 +130,21 @@ describe.skipIf(!redisServerPath())('four processes on one Redis', () => {
     expect(await send(['GET', `${s.prefix}circuit:vendor`])).toBeNull();
   });
 
-  it("a shared '20/s' rate: no more than 20 grants, nor vendor requests, in any 1 s window", async () => {
+  it("a shared '20/s' rate: the vendor never sees more than 20 requests in any 1 s window", async () => {
+    // When the vendor's handler ran: after the request arrived, before its answer left.
     const arrivals: number[] = [];
     await using s = await setup((entry) => {
       if (entry.path === '/limited') arrivals.push(performance.now());
       return { status: 200, body: {} };
     });
-    // A process's first fetch is slow (its HTTP client starts up): warm each up, unthrottled.
-    await Promise.all(s.workers.map((worker) => worker.one({ stitch: 'read' })));
-    // Every grant is a ZADD inside the script, scored with the server's time: MONITOR sees each.
+    // Every grant is a ZADD inside the script, scored `per` (1 s) after the server's time of the
+    // grant (the request is out): MONITOR sees each. A request's end is a ZADD XX, not matched here.
     const grants: number[] = [];
     const monitor = createClient({ url: redis.server.url });
     await monitor.connect();
     await monitor.monitor((line: string) => {
-      const zadd = /\[0 lua\] "ZADD" "[^"]*rate:[^"]*" "(\d+)"/.exec(line);
-      if (zadd) grants.push(Number(zadd[1]));
+      const zadd = /\[0 lua\] "ZADD" "[^"]*rate:[^"]*" "([\d.]+)"/.exec(line);
+      if (zadd) grants.push(Number(zadd[1]) - 1_000);
     });
     const done = await Promise.all(
       s.workers.map((worker) => worker.call({ stitch: 'limited', count: 15 }).results),
@@ -153,16 +153,19 @@ describe.skipIf(!redisServerPath())('four processes on one Redis', () => {
     expect(done.flat().every((outcome) => outcome.ok && outcome.store === 0)).toBe(true);
     expect(grants).toHaveLength(60);
     expect(arrivals).toHaveLength(60);
-    // On the server's clock, exactly: the 21st grant after any grant comes 1 s or more after it.
+    // On the server's clock: the 21st grant after any grant comes 1 s or more after it.
     grants.sort((a, b) => a - b);
     for (let i = 0; i + 20 < grants.length; i++) {
       expect((grants[i + 20] as number) - (grants[i] as number)).toBeGreaterThanOrEqual(1_000);
     }
-    // At the vendor, give or take how late a loaded machine delivers a request after its grant.
-    const lateness = 400;
+    // At the vendor, however late a request arrived after its grant (a cold socket, a busy
+    // machine): a grant counts until 1 s after its answer, and a request reaches the vendor before
+    // that answer. 2 ms is for the clocks alone: the vendor's is this process's monotonic clock,
+    // the windows are on Redis's wall clock, which NTP may slew by 0.05% (1 ms over these 2 s).
+    const clocks = 2;
     arrivals.sort((a, b) => a - b);
     for (let i = 0; i + 20 < arrivals.length; i++) {
-      expect((arrivals[i + 20] as number) - (arrivals[i] as number)).toBeGreaterThanOrEqual(1_000 - lateness);
+      expect((arrivals[i + 20] as number) - (arrivals[i] as number)).toBeGreaterThanOrEqual(1_000 - clocks);
     }
   });
 
