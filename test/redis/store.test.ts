@@ -109,6 +109,117 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     }
   });
 
+  it('Redis stopped: a shared concurrency limit falls back to this process’s own, with a store event', async () => {
+    await using s = await setup('redis', () => 'hold');
+    const pooled = stitch({
+      name: 'pooled',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      throttle: { concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    await redis.server.stop();
+    try {
+      const first = pooled(undefined, { engine: s.engine });
+      await s.vendor.arrival(1);
+      // This process's own limit of 1 still holds: no second request while the first is out.
+      const second = pooled(undefined, { engine: s.engine });
+      expect((await second.safe()).error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      s.vendor.release(1);
+      await expect(first).resolves.toEqual({});
+      expect(await storeEvents(first)).toEqual([
+        expect.objectContaining({ operation: 'concurrency', key: s.vendor.origin }),
+      ]);
+      expect(s.vendor.requests()).toBe(1);
+    } finally {
+      const back = ready(s.client);
+      await redis.server.start();
+      await back;
+    }
+  });
+
+  it('two engines share a concurrency limit: a waiter goes when the holder ends; maxWait, the deadline and the caller’s signal end a wait', async () => {
+    await using s = await setup('ioredis', () => 'hold');
+    const other = createEngine({ store: createRedisStore(s.client, { prefix: s.prefix }) });
+    const throttle = { key: 'pool', concurrency: 1, shared: { concurrency: true } };
+    const pooled = stitch({
+      name: 'pooled',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      throttle,
+    });
+    const impatient = stitch({
+      name: 'impatient',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      throttle: { ...throttle, maxWait: 0 },
+    });
+    const hurried = stitch({
+      name: 'hurried',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      throttle,
+      timeout: 50,
+    });
+
+    const holder = pooled(undefined, { engine: s.engine });
+    await s.vendor.arrival(1);
+    // The slot is a lease on the server's clock (10 s), so a crashed holder frees it in time.
+    const pttl = Number(await send(['PTTL', `${s.prefix}slots:pool`]));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10_000);
+
+    expect((await impatient(undefined, { engine: other }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      requests: 0,
+    });
+    expect((await hurried(undefined, { engine: other }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      message: 'the total deadline passed while waiting for a throttle slot',
+      requests: 0,
+    });
+    const reason = new Error('the user left');
+    const controller = new AbortController();
+    const leaver = pooled(undefined, { engine: other, signal: controller.signal });
+    const waiter = pooled(undefined, { engine: other });
+    for await (const event of waiter.stream()) if (event.type === 'queued') break;
+    controller.abort(reason);
+    expect((await leaver.safe()).error).toMatchObject({ kind: 'aborted', cause: reason, requests: 0 });
+    expect(s.vendor.requests()).toBe(1);
+
+    s.vendor.release(1);
+    await holder;
+    await s.vendor.arrival(2);
+    s.vendor.release(2);
+    await expect(waiter).resolves.toEqual({});
+    expect(await storeEvents(waiter)).toEqual([]);
+    // The last release emptied the set, so the key is gone.
+    expect(await send(['EXISTS', `${s.prefix}slots:pool`])).toBe(0);
+  });
+
+  it('a slot whose lease ended (its process crashed) is free for another', async () => {
+    await using s = await setup('redis', () => ({ status: 200, body: {} }));
+    const key = `${s.prefix}slots:pool`;
+    await send(['ZADD', key, '99999999999999', 'a live holder']);
+    const pooled = stitch({
+      name: 'pooled',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      throttle: { key: 'pool', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    expect((await pooled(undefined, { engine: s.engine }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+    });
+    // Its lease ends, as far as the server's clock is concerned: the slot is taken over.
+    await send(['ZADD', key, 'XX', '0', 'a live holder']);
+    await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual({});
+    expect(s.vendor.requests()).toBe(1);
+  });
+
   it('a slow Redis is bounded by storeTimeout, and never stretches the call’s own deadline', async () => {
     await using s = await setup('redis', () => ok, { storeTimeout: 100 });
     const bounded = createEngine({
