@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createEngine, type EngineOptions, isStitchError, stitch } from '../../src/index';
+import {
+  createEngine,
+  type EngineOptions,
+  isStitchError,
+  stitch,
+  type ThrottleOptions,
+} from '../../src/index';
 import { createRedisStore, type RedisClient } from '../../src/redis/index';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
@@ -45,6 +51,22 @@ async function setup(
 }
 
 const ok: Reply = { status: 200, body: { ok: true } };
+
+/** A stitch on the vendor's `/pooled` whose `throttle` shares its concurrency limit across processes. */
+const pooledOn = (
+  vendor: { url(path: string): string },
+  name: string,
+  throttle: Omit<ThrottleOptions, 'shared'>,
+  timeout?: number,
+) =>
+  stitch({
+    name,
+    url: vendor.url('/pooled'),
+    coalesce: false,
+    circuit: false,
+    throttle: { ...throttle, shared: { concurrency: true } },
+    timeout,
+  });
 const storeEvents = async (run: { report(): Promise<{ events: readonly { type: string }[] }> }) =>
   (await run.report()).events.filter((event) => event.type === 'store');
 
@@ -111,13 +133,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
 
   it('Redis stopped: a shared concurrency limit falls back to this process’s own, with a store event', async () => {
     await using s = await setup('redis', () => 'hold');
-    const pooled = stitch({
-      name: 'pooled',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      throttle: { concurrency: 1, maxWait: 0, shared: { concurrency: true } },
-    });
+    const pooled = pooledOn(s.vendor, 'pooled', { concurrency: 1, maxWait: 0 });
     await redis.server.stop();
     try {
       const first = pooled(undefined, { engine: s.engine });
@@ -141,29 +157,10 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
   it('two engines share a concurrency limit: a waiter goes when the holder ends; maxWait, the deadline and the caller’s signal end a wait', async () => {
     await using s = await setup('ioredis', () => 'hold');
     const other = createEngine({ store: createRedisStore(s.client, { prefix: s.prefix }) });
-    const throttle = { key: 'pool', concurrency: 1, shared: { concurrency: true } };
-    const pooled = stitch({
-      name: 'pooled',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      throttle,
-    });
-    const impatient = stitch({
-      name: 'impatient',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      throttle: { ...throttle, maxWait: 0 },
-    });
-    const hurried = stitch({
-      name: 'hurried',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      throttle,
-      timeout: 50,
-    });
+    const throttle = { key: 'pool', concurrency: 1 };
+    const pooled = pooledOn(s.vendor, 'pooled', throttle);
+    const impatient = pooledOn(s.vendor, 'impatient', { ...throttle, maxWait: 0 });
+    const hurried = pooledOn(s.vendor, 'hurried', throttle, 50);
 
     const holder = pooled(undefined, { engine: s.engine });
     await s.vendor.arrival(1);
@@ -204,13 +201,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     await using s = await setup('redis', () => ({ status: 200, body: {} }));
     const key = `${s.prefix}slots:pool`;
     await send(['ZADD', key, '99999999999999', 'a live holder']);
-    const pooled = stitch({
-      name: 'pooled',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      throttle: { key: 'pool', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
-    });
+    const pooled = pooledOn(s.vendor, 'pooled', { key: 'pool', concurrency: 1, maxWait: 0 });
     expect((await pooled(undefined, { engine: s.engine }).safe()).error).toMatchObject({
       kind: 'rate-limited',
     });
