@@ -8,6 +8,7 @@ import {
   type ThrottleOptions,
   type ThrottlePolicy,
 } from '../../src/engine/throttle';
+import { createEngine, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 import { thrownBy } from '../helpers/throws';
@@ -389,5 +390,39 @@ describe('release(unused)', () => {
     const second = await throttle.acquire('k', policy);
     second();
     await expect(throttle.acquire('k', policy)).rejects.toMatchObject({ kind: 'rate-limited' });
+  });
+});
+
+describe('throttle.shared: { concurrency: true } on a store that cannot share (the memory store)', () => {
+  it('keeps the limit per engine, as a process would, with no store event', async () => {
+    const held: Array<() => void> = [];
+    let sent: () => void = () => {};
+    const fetch = (() =>
+      new Promise<Response>((resolve) => {
+        held.push(() => resolve(Response.json({})));
+        sent();
+      })) as typeof globalThis.fetch;
+    const sentCount = (count: number) =>
+      new Promise<void>((resolve) => {
+        sent = () => held.length >= count && resolve();
+        sent();
+      });
+    const clock = createManualClock();
+    const [one, other] = [createEngine({ fetch, clock }), createEngine({ fetch, clock })];
+    const pooled = stitch({
+      name: uniqueKey('pooled'),
+      url: 'https://api.test/pooled',
+      coalesce: false,
+      throttle: { concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    const first = pooled(undefined, { engine: one });
+    const second = pooled(undefined, { engine: other });
+    await sentCount(2);
+    const third = await pooled(undefined, { engine: one }).safe();
+    expect(third.error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+    for (const release of held) release();
+    await Promise.all([first, second]);
+    const events = [...(await first.report()).events, ...(await second.report()).events];
+    expect(events.filter((event) => event.type === 'store')).toEqual([]);
   });
 });
