@@ -9,8 +9,7 @@ import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
-import type { RateWaiter, SlotWaiter } from './shared';
-import { acquireShared } from './sharedThrottle';
+import type { SharedThrottle } from './shared';
 import type { StitchDefinition } from './stitch';
 import type { Release, Throttle } from './throttle';
 import { type Deadline, startDeadline } from './timeout';
@@ -22,10 +21,8 @@ export interface EngineParts {
   readonly circuit: Circuit;
   readonly throttle: Throttle;
   readonly budget: RetryBudget;
-  /** Waits for a grant of a rate shared across processes, when the store can share one. */
-  readonly rates: RateWaiter | undefined;
-  /** Waits for a slot of a concurrency limit shared across processes, when the store can share one. */
-  readonly slots: SlotWaiter | undefined;
+  /** The throttle's parts shared across processes (rate, concurrency), when the store can share them. */
+  readonly sharedThrottle: SharedThrottle | undefined;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */
@@ -111,24 +108,15 @@ async function takeSlot<TData>(
   const key = policy.key ?? origin(context.request.url);
   const { parts } = context;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
-  const rates = policy.rate && policy.shared.rate ? parts.rates : undefined;
-  const slots = policy.shared.concurrency ? parts.slots : undefined;
+  const { sharedThrottle } = parts;
+  const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
   try {
-    if (!rates && !slots) {
-      return await parts.throttle.acquire(key, policy, {
-        signal: total.signal,
-        maxWait: total.remaining(),
-        onQueued,
-      });
+    if (!sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency)) {
+      return await parts.throttle.acquire(key, policy, options);
     }
-    const maxWait = Math.min(policy.maxWait, total.remaining());
-    const shared = { throttle: parts.throttle, clock: parts.clock, rates, slots };
-    return await acquireShared(
-      shared,
-      key,
-      policy,
-      { signal: total.signal, maxWait, onQueued },
-      (operation, error) => context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
+    const maxWait = Math.min(policy.maxWait, options.maxWait);
+    return await sharedThrottle(parts.throttle, key, policy, { ...options, maxWait }, (operation, error) =>
+      context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
     );
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.

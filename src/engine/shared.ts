@@ -8,8 +8,10 @@
 import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep } from './circuit';
 import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
+import type { StoreOperation } from './events';
 import type { RetryBudget } from './retry';
 import type { Store } from './store';
+import type { AcquireOptions, Release, Throttle, ThrottlePolicy } from './throttle';
 
 /** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
 export interface CircuitChange {
@@ -85,65 +87,40 @@ export interface SharedState {
   /** Frees slot `id` of `key`. */
   returnSlot?(key: string, id: string): Promise<void>;
   /**
-   * With `takeSlot`: waits (abortably, up to `options.maxWait`) for a slot of a concurrency limit
-   * shared across processes, over `store`; the slot's lease is renewed until it is released. The
-   * code ships with the store, like `waitForRate`.
-   */
-  waitForSlot?(
-    store: SlotStore,
-    clock: Clock,
-    key: string,
-    limit: number,
-    options: SharedWaitOptions,
-  ): Promise<SlotRelease>;
-  /**
    * Present only where several processes share the state. Adds `calls` to the budget of `key`;
    * with `retry`, also takes one retry if it fits and says whether it did.
    */
   budget?(key: string, limits: BudgetLimits, calls: number, retry: boolean): Promise<boolean>;
   /**
-   * With `takeRate`: waits (abortably, up to `options.maxWait`) for a grant of the shared rate over
-   * `store` (these operations, bounded by the engine). The code ships with the store, so an app
-   * whose store cannot share never bundles it.
+   * With the rate and slot operations: the throttle's shared parts over `store` (these operations,
+   * bounded by the engine). The code ships with the store, so an app whose store cannot share
+   * never bundles it.
    */
-  waitForRate?(
-    store: RateStore,
-    clock: Clock,
-    key: string,
-    rate: RateLimits,
-    options: SharedWaitOptions,
-  ): Promise<RateRelease>;
+  shareThrottle?(store: ThrottleStore, clock: Clock): SharedThrottle;
   /** With `budget`: the retry budget over `store`, falling back to `local` while it fails. */
   shareBudget?(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget;
 }
 
-/** How long a caller waits for a shared grant or slot, and what it hears. */
-export interface SharedWaitOptions {
-  /** Aborting rejects at once with the signal's reason. */
-  signal: AbortSignal;
-  /** Longest wait in ms; past it, the wait rejects with a `rate-limited` StitchError. */
-  maxWait: number;
-  /** Called once, when the store's first answer is "wait". */
-  onQueued: () => void;
-}
+/** The operations a shared rate and a shared concurrency limit need. */
+export type ThrottleStore = Required<
+  Pick<SharedState, 'takeRate' | 'returnRate' | 'endRate' | 'takeSlot' | 'returnSlot'>
+>;
 
-/** The operations a shared rate needs. */
-export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate' | 'endRate'>>;
-
-/** The operations a shared concurrency limit needs. */
-export type SlotStore = Required<Pick<SharedState, 'takeSlot' | 'returnSlot'>>;
-
-/** Frees a shared concurrency slot; calling it again does nothing. */
-export type SlotRelease = () => void;
+/**
+ * Waits for a throttle slot of `policy` under `key` when the store shares part of the throttle:
+ * `throttle` is this process's own; `options.maxWait` bounds the whole wait; `onStoreError`
+ * hears a shared part's store failure, after which the call goes on without that part.
+ */
+export type SharedThrottle = (
+  throttle: Throttle,
+  key: string,
+  policy: ThrottlePolicy,
+  options: AcquireOptions & { signal: AbortSignal; maxWait: number },
+  onStoreError: (operation: StoreOperation, error: unknown) => void,
+) => Promise<Release>;
 
 /** The operation a shared retry budget needs. */
 export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
-
-/**
- * Ends a shared rate's grant: `unused` (nothing was sent under it) gives it back, else its request
- * ended now. Calling it again does nothing.
- */
-export type RateRelease = (unused?: boolean) => void;
 
 /** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
 export function circuitTtl(limits: CircuitLimits): number {
@@ -227,10 +204,9 @@ export function boundedShared(
   bound: <T>(operation: () => Promise<T>) => Promise<T>,
 ): SharedState {
   const { takeRate, returnRate, endRate, takeSlot, returnSlot, budget } = shared;
-  const { waitForRate, waitForSlot, shareBudget } = shared;
+  const { shareThrottle, shareBudget } = shared;
   return {
-    ...(waitForRate && { waitForRate }),
-    ...(waitForSlot && { waitForSlot }),
+    ...(shareThrottle && { shareThrottle }),
     ...(shareBudget && { shareBudget }),
     circuit: (key, command, limits) => bound(() => shared.circuit(key, command, limits)),
     claim: (key, owner, lease) => bound(() => shared.claim(key, owner, lease)),
@@ -248,22 +224,9 @@ export function boundedShared(
   };
 }
 
-/** Waits for a grant of a shared rate; see {@link SharedState.waitForRate}. */
-export type RateWaiter = (key: string, rate: RateLimits, options: SharedWaitOptions) => Promise<RateRelease>;
-
-/** The shared rate of `shared`, when it can share one across processes. */
-export function sharedRates(shared: SharedState, clock: Clock): RateWaiter | undefined {
-  const { takeRate, returnRate, endRate, waitForRate } = shared;
-  if (!takeRate || !returnRate || !endRate || !waitForRate) return undefined;
-  return (key, rate, options) => waitForRate({ takeRate, returnRate, endRate }, clock, key, rate, options);
-}
-
-/** Waits for a slot of a shared concurrency limit; see {@link SharedState.waitForSlot}. */
-export type SlotWaiter = (key: string, limit: number, options: SharedWaitOptions) => Promise<SlotRelease>;
-
-/** The shared concurrency limit of `shared`, when it can share one across processes. */
-export function sharedSlots(shared: SharedState, clock: Clock): SlotWaiter | undefined {
-  const { takeSlot, returnSlot, waitForSlot } = shared;
-  if (!takeSlot || !returnSlot || !waitForSlot) return undefined;
-  return (key, limit, options) => waitForSlot({ takeSlot, returnSlot }, clock, key, limit, options);
+/** The throttle's shared parts over `shared`, when it can share them across processes. */
+export function sharedThrottle(shared: SharedState, clock: Clock): SharedThrottle | undefined {
+  const { takeRate, returnRate, endRate, takeSlot, returnSlot, shareThrottle } = shared;
+  if (!takeRate || !returnRate || !endRate || !takeSlot || !returnSlot || !shareThrottle) return undefined;
+  return shareThrottle({ takeRate, returnRate, endRate, takeSlot, returnSlot }, clock);
 }

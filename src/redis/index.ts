@@ -17,9 +17,8 @@ import {
 } from '../engine/shared';
 import { createSharedBudget } from './budget';
 import { commandsOf, type IoRedisClient, type NodeRedisClient, type RedisClient, scriptsOf } from './client';
-import { takeSharedRate } from './rate';
 import { BUDGET, CIRCUIT, CLAIM, END_RATE, SETTLE, TAKE_RATE, TAKE_SLOT } from './scripts';
-import { takeSharedSlot } from './slots';
+import { createSharedThrottle } from './throttle';
 
 export type { SharedState } from '../engine/shared';
 export type { IoRedisClient, NodeRedisClient, RedisClient };
@@ -155,8 +154,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
       if (reply !== 0 && reply !== 1) throw garbage('a retry budget');
       return reply === 1;
     },
-    waitForRate: takeSharedRate,
-    waitForSlot: takeSharedSlot,
+    shareThrottle: createSharedThrottle,
     shareBudget: createSharedBudget,
   };
 }

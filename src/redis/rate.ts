@@ -8,8 +8,9 @@
 import type { Clock } from '../engine/clock';
 import { StitchError } from '../engine/errors';
 import { mintKey } from '../engine/idempotency';
-import type { RateLimits, RateRelease, RateStore, SharedWaitOptions } from '../engine/shared';
-import { awaitGrant } from './grant';
+import type { RateLimits, ThrottleStore } from '../engine/shared';
+import type { Release } from '../engine/throttle';
+import { awaitGrant, type SharedWaitOptions } from './grant';
 
 /**
  * Takes one grant of `rate` for `key`, sleeping (abortably) while the window is full.
@@ -18,12 +19,12 @@ import { awaitGrant } from './grant';
  * Rejects with the signal's reason on abort, and with the store's error when it fails.
  */
 export async function takeSharedRate(
-  store: RateStore,
+  store: Pick<ThrottleStore, 'takeRate' | 'returnRate' | 'endRate'>,
   clock: Clock,
   key: string,
   rate: RateLimits,
   options: SharedWaitOptions,
-): Promise<RateRelease> {
+): Promise<Release> {
   const { signal, maxWait } = options;
   let waited = 0;
   for (;;) {

@@ -8,8 +8,14 @@
 import type { Clock } from '../engine/clock';
 import { StitchError } from '../engine/errors';
 import { mintKey } from '../engine/idempotency';
-import type { SharedWaitOptions, SlotRelease, SlotStore } from '../engine/shared';
-import { awaitGrant } from './grant';
+import type { ThrottleStore } from '../engine/shared';
+import { awaitGrant, type SharedWaitOptions } from './grant';
+
+/** The operations a shared concurrency limit needs. */
+export type SlotStore = Pick<ThrottleStore, 'takeSlot' | 'returnSlot'>;
+
+/** Frees a shared concurrency slot; calling it again does nothing. */
+export type SlotRelease = () => void;
 
 /** How long (ms) a slot outlives the last word from its holder: a crashed process's slot is free by then. */
 export const SLOT_LEASE = 10_000;

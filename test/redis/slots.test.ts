@@ -3,7 +3,7 @@
  * clock: how it polls, renews a held lease, frees it, and leaves no timer behind. No Redis needed.
  */
 import { describe, expect, it } from 'vitest';
-import type { SlotStore } from '../../src/engine/shared';
+import type { SlotStore } from '../../src/redis/slots';
 import { SLOT_LEASE, takeSharedSlot } from '../../src/redis/slots';
 import { createManualClock } from '../helpers/clock';
 
