@@ -10,7 +10,7 @@ import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
-import type { RateWaiter } from './shared';
+import type { SharedThrottle } from './shared';
 import type { StitchDefinition } from './stitch';
 import type { Release, Throttle } from './throttle';
 import { type Deadline, startDeadline } from './timeout';
@@ -22,8 +22,8 @@ export interface EngineParts {
   readonly circuit: Circuit;
   readonly throttle: Throttle;
   readonly budget: RetryBudget;
-  /** Waits for a grant of a rate shared across processes, when the store can share one. */
-  readonly rates: RateWaiter | undefined;
+  /** The throttle's parts shared across processes (rate, concurrency), when the store can share them. */
+  readonly sharedThrottle: SharedThrottle | undefined;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */
@@ -118,35 +118,17 @@ async function takeSlot<TData>(
   if (!policy) return () => {};
   const key = policy.key ?? origin(context.request.url);
   const { parts } = context;
-  const queued = (position: number) => context.emit({ type: 'queued', key, position });
-  const options = { signal: total.signal, maxWait: total.remaining(), onQueued: queued };
+  const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
+  const { sharedThrottle } = parts;
+  const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
   try {
-    if (!(policy.rate && policy.shared && parts.rates))
+    if (!sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency)) {
       return await parts.throttle.acquire(key, policy, options);
-    // The concurrency slot here, then the rate's token from the store, held together.
-    const slot = await parts.throttle.acquire(key, { ...policy, rate: undefined }, options);
-    let token: Release;
-    try {
-      const maxWait = Math.min(policy.maxWait, total.remaining());
-      token = await parts.rates(key, policy.rate, { ...options, maxWait, onQueued: () => queued(1) });
-    } catch (error) {
-      if (total.signal.aborted || isStitchError(error)) {
-        slot(true);
-        throw error;
-      }
-      // Fail open to this process's own rate window: an unreachable store must not unleash it.
-      context.emit({ type: 'store', operation: 'rate', key, error: reasonMessage(error) });
-      token = await parts.throttle
-        .acquire(`${key} (rate, store failing)`, { ...policy, concurrency: Infinity }, options)
-        .catch((late: unknown) => {
-          slot(true);
-          throw late;
-        });
     }
-    return (unused) => {
-      token(unused);
-      slot(unused);
-    };
+    const maxWait = Math.min(policy.maxWait, options.maxWait);
+    return await sharedThrottle(parts.throttle, key, policy, { ...options, maxWait }, (operation, error) =>
+      context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
+    );
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (left(context)) throw error;

@@ -1,7 +1,7 @@
 import type { StitchErrorKind, TimeoutPhase } from './errors';
 
 /** What a `store` event's failed operation was for. */
-export type StoreOperation = 'circuit' | 'rate' | 'budget' | 'idempotency';
+export type StoreOperation = 'circuit' | 'rate' | 'concurrency' | 'budget' | 'idempotency';
 
 /** Where a run was when its caller cancelled it. */
 export type CancelPhase = 'queued' | 'before-dispatch' | 'in-flight' | 'body' | 'backoff';
