@@ -1,16 +1,14 @@
-import { reasonMessage } from '../engine/errors';
 import {
   type CacheSnapshot,
   type Engine,
   isAbortError,
-  type LinkedSignal,
-  linkSignals,
   type Stitch,
   StitchError,
   type StitchInput,
 } from '../index';
 import { invoke } from './invoke';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
+import { follow, type Link, messageOf } from './signals';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
 export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
@@ -69,7 +67,7 @@ export interface ResultView<TData> {
  */
 type Phase =
   | { type: 'idle' }
-  | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
+  | { type: 'waiting' | 'fetching'; key: string; link: Link; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
 const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
@@ -147,12 +145,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const load = (
-    goal: ObserverTarget<TData, TInput>,
-    key: string,
-    link: LinkedSignal,
-    revalidate: boolean,
-  ) => {
+  const load = (goal: ObserverTarget<TData, TInput>, key: string, link: Link, revalidate: boolean) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
     invoke(goal.stitch, goal.input, { engine, signal: link.signal, revalidate })
@@ -173,7 +166,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       settle(key, null);
       return;
     }
-    const link = linkSignals(goal.signal, goal.scope);
+    const link = follow(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
       load(goal, key, link, revalidate);
       return;
@@ -318,7 +311,7 @@ function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
 ): StitchError {
-  const message = reasonMessage(reason);
+  const message = messageOf(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }
 

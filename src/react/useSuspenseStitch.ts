@@ -1,9 +1,10 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import { linkSignals, type Stitch, type StitchInput } from '../index';
+import type { Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { invoke } from './invoke';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
+import { follow } from './signals';
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
@@ -78,7 +79,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     byKey.delete(key);
   }
   if (!lease || lease.settled) {
-    const link = linkSignals(options.signal, scope);
+    const link = follow(options.signal, scope);
     lease = openLease(engine, key, {
       stitch: stitch.definition.name,
       scope,
