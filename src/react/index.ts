@@ -3,11 +3,14 @@
  * on unmount or re-key.
  * @module stitch-fetch/react
  */
+export type { InfiniteData, PagePolicy } from './infinite';
+export type { InfiniteControls, InfiniteResult } from './infiniteObserver';
 export type { QueryControls, QueryResult, QueryStatus } from './observer';
 
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export { skipToken, type UseStitchOptions, useStitch } from './useStitch';
+export { type UseStitchInfiniteOptions, useStitchInfinite } from './useStitchInfinite';
 export type {
   MutateArgs,
   MutationControls,
