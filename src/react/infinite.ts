@@ -145,12 +145,15 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const send = (param: TParam, signal: AbortSignal, revalidate: boolean): Promise<SafeResult<TData>> =>
     invoke(stitch, inputFor(param), { engine, signal, revalidate }).safe();
 
-  /** Ends `current` with its data or failure; an aborted fetch ends with neither (nobody asked to see it). */
+  /**
+   * Ends `current` with its data or failure. A fetch whose last holder let go (or that a refetch
+   * superseded) is no longer `fetch` when its abort comes back: nobody asked to see that.
+   */
   const finish = (current: PageFetch, outcome: SafeResult<InfiniteData<TData, TParam>>) => {
     if (fetch !== current) return;
     fetch = undefined;
     if (outcome.ok) publish({ data: outcome.data, error: null, fetching: undefined });
-    else publish({ error: current.controller.signal.aborted ? null : outcome.error, fetching: undefined });
+    else publish({ error: outcome.error, fetching: undefined });
   };
 
   /** Keeps at most `maxPages`, dropping from the end opposite the one that grew. */

@@ -233,6 +233,25 @@ describe('refetch', () => {
     expect(vendor.requests()).toBe(4);
   });
 
+  it('supersedes the page fetch in flight: its request is aborted and never shown', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result, statuses } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    await actAtOnce(() => result.current.refetch());
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    await answer(3, { body: page(0, 2) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2)] },
+      isFetching: false,
+    });
+    expect(statuses).not.toContain('error');
+  });
+
   it('stops at the first failure, keeps the pages it had and shows the error', async () => {
     const { vendor, wrapper, answer } = await setupList();
     const { result } = renderList(listStitch(vendor), wrapper);
@@ -249,9 +268,10 @@ describe('refetch', () => {
     await answer(5, { status: 500, body: { error: 'down' } });
     expect(result.current).toMatchObject({ status: 'error', data: before, isFetching: false });
     expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
-    await act(flushMicrotasks);
-    // The third page was never asked for.
-    expect(vendor.requests()).toBe(5);
+    // The third page was never asked for: the next request is the next refetch's first page.
+    await actAtOnce(() => result.current.refetch());
+    expect(await cursorOf(vendor, 6)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', data: before, isFetching: true });
   });
 });
 
@@ -313,8 +333,8 @@ describe('sharing a key', () => {
     const shown: { current: Pages | undefined } = { current: undefined };
     const { rerender } = render(
       <>
-        <List list={list} testId="a" shown={shown} />
-        <List list={list} testId="b" />
+        <List key="a" list={list} testId="a" shown={shown} />
+        <List key="b" list={list} testId="b" />
       </>,
       { wrapper },
     );
@@ -323,7 +343,8 @@ describe('sharing a key', () => {
 
     await actAtOnce(() => shown.current?.fetchNext());
     expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '2' });
-    rerender(<List list={list} testId="b" />);
+    // The component that asked for the page unmounts: the other keeps the request going.
+    rerender(<List key="b" list={list} testId="b" />);
     await act(flushMicrotasks);
     expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
     await answer(2, { body: page(2, null) });
