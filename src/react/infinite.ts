@@ -105,8 +105,11 @@ export function joinEntry<TData, TInput extends StitchInput, TParam>(
   const byKey = entriesOf(engine);
   let entry = byKey.get(key) as InfiniteEntry<TData, TInput, TParam> | undefined;
   if (!entry) {
-    entry = createEntry(engine, read.stitch, read.input, () => byKey.delete(key));
-    byKey.set(key, entry);
+    const created = createEntry<TData, TInput, TParam>(engine, read.stitch, read.input, () => {
+      if (byKey.get(key) === created) byKey.delete(key);
+    });
+    byKey.set(key, created);
+    entry = created;
   }
   entry.policy = read.policy;
   entry.join(holder);
