@@ -1,6 +1,7 @@
 import { BreakerPage } from './pages/BreakerPage';
 import { CheckoutPage } from './pages/CheckoutPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { PeoplePage } from './pages/PeoplePage';
 import { RouteChangePage } from './pages/RouteChangePage';
 import { SearchPage } from './pages/SearchPage';
 
@@ -17,6 +18,8 @@ export function Routes({ pathname }: { pathname: string }) {
       return <CheckoutPage />;
     case '/breaker':
       return <BreakerPage />;
+    case '/people':
+      return <PeoplePage />;
     default:
       return <NotFoundPage />;
   }

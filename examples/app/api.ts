@@ -1,5 +1,5 @@
 import { type CircuitOptions, stitch } from '../../src/index';
-import type { Charge, Controls, SearchResult as Found, ReportRow } from '../vendor/index';
+import type { Charge, Controls, SearchResult as Found, PeoplePage, ReportRow } from '../vendor/index';
 
 export type { Controls, Endpoint, EndpointStats } from '../vendor/index';
 
@@ -37,6 +37,14 @@ export const flakySearch = stitch<SearchResult, SearchInput>({
   retry: false,
   timeout: { each: 3_000 },
   circuit: VENDOR_BREAKER,
+});
+
+/** `GET /api/people`: the directory page by page, each page handing out the next one's cursor. */
+export const listPeople = stitch<PeoplePage, { query: { limit: number; cursor?: number } }>({
+  name: 'people',
+  baseUrl,
+  url: '/api/people',
+  retry: false,
 });
 
 export interface Report {

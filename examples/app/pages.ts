@@ -4,6 +4,7 @@ export const PAGES = [
   { path: '/route-change', title: 'Route change' },
   { path: '/checkout', title: 'Checkout' },
   { path: '/breaker', title: 'Breaker' },
+  { path: '/people', title: 'Infinite list' },
 ] as const;
 
 /** The page a pathname belongs to (`/route-change/left` belongs to `/route-change`). */

@@ -13,6 +13,7 @@ import { type Controls, DEFAULT_CONTROLS, parseControls } from './controls';
 import { reportRows, searchPeople } from './data';
 import { consume, errorAnswer, HttpError, json, readJson } from './http';
 import { createLedger, type Endpoint, type LedgerEntry, type LedgerSnapshot } from './ledger';
+import { peoplePage } from './pages';
 
 /** A demo vendor. See {@link createDemoVendor}. */
 export interface DemoVendor {
@@ -77,6 +78,7 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     'GET /api/report': { endpoint: 'report', work: report },
     'POST /api/upload': { endpoint: 'upload', work: upload },
     'POST /api/charges': { endpoint: 'charges', work: charge },
+    'GET /api/people': { endpoint: 'people', work: list },
   };
 
   // Not counted and never faulted: the demo's own, which must be able to switch a fault off again.
@@ -221,6 +223,12 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     const limit = parseLimit(url.searchParams.get('limit'));
     // The search runs when the delay is over, so a hang-up during the delay saves that work too.
     after(x, now.delay, () => finish(x, 200, { query: q, ...searchPeople(q, limit) }));
+  }
+
+  /** A page of the directory, after the search delay (a bad cursor or limit is a 400 at once). */
+  async function list(x: Exchange, _req: IncomingMessage, url: URL, now: Controls): Promise<void> {
+    const page = peoplePage(url.searchParams.get('cursor'), url.searchParams.get('limit'));
+    after(x, now.delay, () => finish(x, 200, page));
   }
 
   async function report(x: Exchange, _req: IncomingMessage, url: URL, now: Controls): Promise<void> {

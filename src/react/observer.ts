@@ -70,8 +70,10 @@ type Phase =
   | { type: 'waiting' | 'fetching'; key: string; link: Link; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
-const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
-const unmounted = () => new DOMException('The component unmounted', 'AbortError');
+/** The reason a hook lets go of its request with when it moves to another input. */
+export const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
+/** The reason a hook lets go of its request with when its component unmounts. */
+export const unmounted = () => new DOMException('The component unmounted', 'AbortError');
 
 /**
  * One mounted hook's link to the engine: exactly one coalescer reference for its key at a time.
@@ -306,8 +308,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 }
 
-/** The error a hook shows when its debounce wait is cancelled: the same shape a run gives. */
-function abortError(
+/** The error a hook shows for a cancel of its own that no run reported: the same shape a run gives. */
+export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
 ): StitchError {

@@ -21,6 +21,7 @@ import {
   type EndpointStats,
   type LedgerEntry,
 } from '../../examples/vendor/ledger';
+import { peoplePage } from '../../examples/vendor/pages';
 
 export type { Endpoint };
 
@@ -61,6 +62,7 @@ const PATHS: Record<Endpoint, string> = {
   report: '/api/report',
   upload: '/api/upload',
   charges: '/api/charges',
+  people: '/api/people',
 };
 
 /** Creates a vendor with the given controls (the rest from `DEFAULT_CONTROLS`). */
@@ -164,6 +166,15 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
         const made = existing ?? ledger.createCharge(key, amount, currency.toUpperCase());
         return [existing ? 200 : 201, { ...made, duplicate: existing !== undefined }];
       },
+    ),
+    counted(
+      'get',
+      'people',
+      (now) => now.delay,
+      async (_request, url) => [
+        200,
+        peoplePage(url.searchParams.get('cursor'), url.searchParams.get('limit')),
+      ],
     ),
     // The demo's plumbing: never counted, never faulted, answered at once.
     http.get('*/api/controls', () => HttpResponse.json(controls, { headers: NO_STORE })),

@@ -1,7 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { type StitchError, stitch } from '../../src/index';
-import { skipToken, useStitch, useStitchMutation, useSuspenseStitch } from '../../src/react/index';
+import {
+  skipToken,
+  useStitch,
+  useStitchInfinite,
+  useStitchMutation,
+  useSuspenseStitch,
+} from '../../src/react/index';
 
 const User = z.object({ id: z.number(), name: z.string() });
 type User = z.infer<typeof User>;
@@ -64,5 +70,41 @@ describe('useStitch typing', () => {
     m.mutate();
     if (m.status === 'success') expectTypeOf(m.data).toEqualTypeOf<User>();
     if (m.status === 'error') expectTypeOf(m.error).toEqualTypeOf<StitchError>();
+  });
+});
+
+describe('useStitchInfinite typing', () => {
+  type Page = { items: User[]; nextCursor: string | null };
+  const listUsers = stitch<Page, { query?: { cursor?: string } }>({
+    name: 'listUsers',
+    url: 'https://api.example.com/users',
+  });
+
+  it('types the param from initialPageParam and the pages from the stitch', () => {
+    const q = useStitchInfinite(
+      listUsers,
+      {},
+      {
+        initialPageParam: null as string | null,
+        getNextPageParam: (last) => last.nextCursor,
+        pageInput: (input, cursor) => (cursor ? { query: { ...input.query, cursor } } : input),
+      },
+    );
+    if (q.status === 'success') {
+      expectTypeOf(q.data.pages).toEqualTypeOf<readonly Page[]>();
+      expectTypeOf(q.data.pageParams).toEqualTypeOf<readonly (string | null)[]>();
+    }
+    if (q.status === 'error') expectTypeOf(q.error).toEqualTypeOf<StitchError>();
+    expectTypeOf(q.hasNext).toEqualTypeOf<boolean>();
+    expectTypeOf(q.fetchNext).toEqualTypeOf<() => void>();
+  });
+
+  it('checks the page functions against the stitch', () => {
+    useStitchInfinite(listUsers, skipToken, {
+      initialPageParam: 0,
+      // @ts-expect-error a param of another type than initialPageParam's
+      getNextPageParam: (last) => last.nextCursor,
+      pageInput: 'cursor',
+    });
   });
 });

@@ -1,0 +1,291 @@
+import { reasonMessage } from '../engine/errors';
+import { type Engine, type SafeResult, type Stitch, StitchError, type StitchInput } from '../index';
+import { invoke } from './invoke';
+
+/** The pages of an infinite read, oldest first, and the page param each was fetched with. */
+export interface InfiniteData<TData, TParam> {
+  readonly pages: readonly TData[];
+  readonly pageParams: readonly TParam[];
+}
+
+/**
+ * How the pages of an infinite read follow each other. Every holder of one key is expected to
+ * pass the same policy (as TanStack Query expects of one query key); the latest one committed is
+ * the one used.
+ */
+export interface PagePolicy<TData, TInput extends StitchInput, TParam> {
+  /** The param of the first page. */
+  initialPageParam: TParam;
+  /** The param of the page after `lastPage`; `undefined` or `null`: there is none. */
+  getNextPageParam: (
+    lastPage: TData,
+    pages: readonly TData[],
+    lastPageParam: TParam,
+    pageParams: readonly TParam[],
+  ) => TParam | null | undefined;
+  /** The param of the page before `firstPage`; `undefined` or `null` (or no function): there is none. */
+  getPreviousPageParam?: (
+    firstPage: TData,
+    pages: readonly TData[],
+    firstPageParam: TParam,
+    pageParams: readonly TParam[],
+  ) => TParam | null | undefined;
+  /**
+   * Puts a page param into the input: the name of a query field (`'cursor'` sends
+   * `?cursor=<param>`, nothing for a `null` or `undefined` param), or a function of the hook's
+   * input and the param that returns the page's input.
+   */
+  pageInput: string | ((input: TInput, param: TParam) => TInput);
+  /** At most this many pages are kept; a new page drops one from the other end. @default Infinity */
+  maxPages?: number;
+}
+
+/** Which fetch an entry is running: the first page, one more page at either end, or a refetch. */
+export type PageDirection = 'first' | 'next' | 'previous' | 'refetch';
+
+/** What the holders of an infinite key see; a new object on every change. */
+export interface EntrySnapshot<TData, TParam> {
+  readonly data: InfiniteData<TData, TParam> | undefined;
+  /** The last failure of the key's own page requests (never a cancellation); cleared by the next fetch. */
+  readonly error: StitchError | null;
+  readonly fetching: PageDirection | undefined;
+}
+
+/** One component reading an infinite key: told of each change, and a reference on each page fetch. */
+export interface EntryHolder {
+  notify(): void;
+  /** Whether it may hold a page fetch (its external signal has not aborted). */
+  live(): boolean;
+}
+
+/** A page fetch in flight: its own controller, and the holders that keep it going. */
+interface PageFetch {
+  readonly direction: PageDirection;
+  readonly controller: AbortController;
+  readonly refs: Set<EntryHolder>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: entries of every data, input and param type, typed again by findEntry.
+const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();
+const superseded = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
+
+/** The entries of one engine, by the key of the hook's input. */
+function entriesOf(engine: Engine) {
+  let byKey = registry.get(engine);
+  if (!byKey) {
+    byKey = new Map();
+    registry.set(engine, byKey);
+  }
+  return byKey;
+}
+
+/** The entry of `key`, if a component holds it. */
+export function findEntry<TData, TInput extends StitchInput, TParam>(
+  engine: Engine,
+  key: string,
+): InfiniteEntry<TData, TInput, TParam> | undefined {
+  return entriesOf(engine).get(key) as InfiniteEntry<TData, TInput, TParam> | undefined;
+}
+
+/**
+ * `holder` starts reading the infinite key `key`: it shares the pages every other holder of the
+ * key sees, and holds the page fetch in flight. The first holder creates the entry and its first
+ * page fetch.
+ */
+export function joinEntry<TData, TInput extends StitchInput, TParam>(
+  engine: Engine,
+  key: string,
+  read: {
+    stitch: Stitch<TData, TInput>;
+    input: TInput | undefined;
+    policy: PagePolicy<TData, TInput, TParam>;
+  },
+  holder: EntryHolder,
+): InfiniteEntry<TData, TInput, TParam> {
+  const byKey = entriesOf(engine);
+  let entry = byKey.get(key) as InfiniteEntry<TData, TInput, TParam> | undefined;
+  if (!entry) {
+    const created = createEntry<TData, TInput, TParam>(engine, read.stitch, read.input, () => {
+      if (byKey.get(key) === created) byKey.delete(key);
+    });
+    byKey.set(key, created);
+    entry = created;
+  }
+  entry.policy = read.policy;
+  entry.join(holder);
+  return entry;
+}
+
+/**
+ * The shared state of one infinite key. At most one page fetch runs at a time, on a controller
+ * of the entry's own, reference-counted like the engine's coalescer: each live holder is one
+ * reference, and only when the last lets go is the page request aborted (its socket closed).
+ * Its pages reach the engine like any call, so each goes through cache, coalescer, retries,
+ * breaker and trace.
+ */
+function createEntry<TData, TInput extends StitchInput, TParam>(
+  engine: Engine,
+  stitch: Stitch<TData, TInput>,
+  input: TInput | undefined,
+  forget: () => void,
+) {
+  const holders = new Set<EntryHolder>();
+  let fetch: PageFetch | undefined;
+  let snapshot: EntrySnapshot<TData, TParam> = { data: undefined, error: null, fetching: undefined };
+
+  const publish = (patch: Partial<EntrySnapshot<TData, TParam>>) => {
+    snapshot = { ...snapshot, ...patch };
+    for (const holder of [...holders]) holder.notify();
+  };
+
+  const inputFor = (param: TParam): TInput | undefined => {
+    const { pageInput } = entry.policy;
+    if (typeof pageInput === 'function') return pageInput(input as TInput, param);
+    if (param === null || param === undefined) return input;
+    return { ...input, query: { ...input?.query, [pageInput]: param } } as TInput;
+  };
+
+  const send = (param: TParam, signal: AbortSignal, revalidate: boolean): Promise<SafeResult<TData>> =>
+    invoke(stitch, inputFor(param), { engine, signal, revalidate }).safe();
+
+  /**
+   * Ends `current` with its data or failure. A fetch whose last holder let go (or that a refetch
+   * superseded) is no longer `fetch` when its abort comes back: nobody asked to see that.
+   */
+  const finish = (current: PageFetch, outcome: SafeResult<InfiniteData<TData, TParam>>) => {
+    if (fetch !== current) return;
+    fetch = undefined;
+    if (outcome.ok) publish({ data: outcome.data, error: null, fetching: undefined });
+    else publish({ error: outcome.error, fetching: undefined });
+  };
+
+  /** Keeps at most `maxPages`, dropping from the end opposite the one that grew. */
+  const trim = <T>(list: T[], grewAtStart: boolean) => {
+    const max = entry.policy.maxPages ?? Number.POSITIVE_INFINITY;
+    if (list.length <= max) return list;
+    return grewAtStart ? list.slice(0, max) : list.slice(list.length - max);
+  };
+
+  /** One more page at one end. */
+  const extend = async (current: PageFetch, param: TParam, atStart: boolean) => {
+    const result = await send(param, current.controller.signal, false);
+    if (!result.ok) return finish(current, result);
+    const { pages, pageParams } = snapshot.data ?? { pages: [], pageParams: [] };
+    const data = atStart
+      ? { pages: trim([result.data, ...pages], true), pageParams: trim([param, ...pageParams], true) }
+      : { pages: trim([...pages, result.data], false), pageParams: trim([...pageParams, param], false) };
+    finish(current, { ok: true, data, error: null });
+  };
+
+  /**
+   * The pages in order from the first param, each next param taken from the page just fetched,
+   * as many as there were (one for a first fetch). The first failure stops it and keeps the
+   * pages there were: the new ones replace them only all together.
+   */
+  const chain = async (current: PageFetch, revalidate: boolean) => {
+    const before = snapshot.data;
+    const count = before?.pages.length || 1;
+    let param = before ? (before.pageParams[0] as TParam) : entry.policy.initialPageParam;
+    const pages: TData[] = [];
+    const pageParams: TParam[] = [];
+    for (;;) {
+      const result = await send(param, current.controller.signal, revalidate);
+      if (!result.ok) return finish(current, result);
+      pages.push(result.data);
+      pageParams.push(param);
+      if (pages.length >= count) break;
+      const next = entry.policy.getNextPageParam(result.data, pages, param, pageParams);
+      if (next === null || next === undefined) break;
+      param = next;
+    }
+    finish(current, { ok: true, data: { pages, pageParams }, error: null });
+  };
+
+  /** Starts a fetch held by every live holder; none live: nothing is sent. */
+  const start = (direction: PageDirection, run: (current: PageFetch) => Promise<void>) => {
+    const refs = new Set([...holders].filter((holder) => holder.live()));
+    if (refs.size === 0) return;
+    const current: PageFetch = { direction, controller: new AbortController(), refs };
+    fetch = current;
+    publish({ error: null, fetching: direction });
+    // A page param function of the user's that throws ends the fetch as a `config` error.
+    run(current).catch((cause: unknown) => {
+      const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;
+      finish(current, {
+        ok: false,
+        data: null,
+        error: new StitchError({ kind: 'config', message, cause, stitch: stitch.definition.name }),
+      });
+    });
+  };
+
+  /** `holder` no longer holds the fetch in flight; the last one to let go aborts it with `reason`. */
+  const release = (holder: EntryHolder, reason: unknown) => {
+    const current = fetch;
+    if (!current?.refs.delete(holder) || current.refs.size > 0) return;
+    fetch = undefined;
+    current.controller.abort(reason);
+    publish({ fetching: undefined });
+  };
+
+  const entry = {
+    policy: undefined as unknown as PagePolicy<TData, TInput, TParam>,
+    snapshot: () => snapshot,
+    join(holder: EntryHolder) {
+      holders.add(holder);
+      if (fetch && holder.live()) fetch.refs.add(holder);
+      if (!fetch && !snapshot.data) start('first', (current) => chain(current, false));
+    },
+    /** `holder` re-keyed or unmounted: it lets go of the fetch, and the last holder drops the entry. */
+    leave(holder: EntryHolder, reason: unknown) {
+      release(holder, reason);
+      holders.delete(holder);
+      if (holders.size === 0) forget();
+    },
+    /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
+    release,
+    /** Fetches the page after the last (or before the first); a no-op while a fetch runs or without one. */
+    extend(atStart: boolean) {
+      const { data } = snapshot;
+      if (fetch || !data) return;
+      const param = edgeParam(entry.policy, data, atStart);
+      if (param === undefined) return;
+      start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
+    },
+    /** Refetches every page in order, superseding a fetch in flight (never shown). */
+    refetch() {
+      const current = fetch;
+      fetch = undefined;
+      current?.controller.abort(superseded());
+      start('refetch', (next) => chain(next, true));
+      if (current && !fetch) publish({ fetching: undefined });
+    },
+  };
+  return entry;
+}
+
+/**
+ * The param of the page past the last one (or before the first, `atStart`), `undefined` when there
+ * is none.
+ */
+export function edgeParam<TData, TParam>(
+  policy: Pick<PagePolicy<TData, never, TParam>, 'getNextPageParam' | 'getPreviousPageParam'>,
+  data: InfiniteData<TData, TParam>,
+  atStart: boolean,
+): TParam | undefined {
+  const { pages, pageParams } = data;
+  const param = atStart
+    ? policy.getPreviousPageParam?.(pages[0] as TData, pages, pageParams[0] as TParam, pageParams)
+    : policy.getNextPageParam(
+        pages[pages.length - 1] as TData,
+        pages,
+        pageParams[pageParams.length - 1] as TParam,
+        pageParams,
+      );
+  return param ?? undefined;
+}
+
+/** The shared state of one infinite key, as `joinEntry` gives it. */
+export type InfiniteEntry<TData, TInput extends StitchInput, TParam> = ReturnType<
+  typeof createEntry<TData, TInput, TParam>
+>;

@@ -1,0 +1,201 @@
+import { abortReason, onAbort } from '../engine/abort';
+import type { Engine, Stitch, StitchError, StitchInput } from '../index';
+import {
+  type EntryHolder,
+  edgeParam,
+  findEntry,
+  type InfiniteData,
+  type InfiniteEntry,
+  joinEntry,
+  type PagePolicy,
+} from './infinite';
+import { abortError, superseded, unmounted } from './observer';
+
+/** What every {@link InfiniteResult} has, whatever its status. */
+export interface InfiniteControls {
+  /** Whether a page request of this key is in flight (the first page, one more, or a refetch). */
+  isFetching: boolean;
+  /** Whether the page after the last one is being fetched. */
+  isFetchingNext: boolean;
+  /** Whether the page before the first one is being fetched. */
+  isFetchingPrevious: boolean;
+  /** Whether `getNextPageParam` gives a param for the last page. */
+  hasNext: boolean;
+  /** Whether `getPreviousPageParam` gives a param for the first page. */
+  hasPrevious: boolean;
+  /** Fetches the page after the last one; a no-op while a page fetch runs or when there is none. */
+  fetchNext(): void;
+  /** Fetches the page before the first one; a no-op while a page fetch runs or when there is none. */
+  fetchPrevious(): void;
+  /**
+   * Fetches every page again in order, skipping the cache, each from the param the refreshed page
+   * before it gives; the first failure stops it and keeps the pages there were.
+   */
+  refetch(): void;
+  /** Cancels this hook's page fetch in flight with `reason`; the hook then shows it as its error. */
+  cancel(reason?: unknown): void;
+}
+
+/**
+ * What `useStitchInfinite` returns, a union on `status` like `useStitch`'s: `success` has
+ * `data: { pages, pageParams }`, `error` has `error: StitchError` (its `cause` intact) and the
+ * pages there were, if any.
+ */
+export type InfiniteResult<TData, TParam> = InfiniteControls &
+  (
+    | { status: 'idle'; data: undefined; error: null }
+    | { status: 'pending'; data: undefined; error: null }
+    | { status: 'success'; data: InfiniteData<TData, TParam>; error: null }
+    | { status: 'error'; data: InfiniteData<TData, TParam> | undefined; error: StitchError }
+  );
+
+/** What a holder reads, as of the last commit. */
+export interface InfiniteTarget<TData, TInput extends StitchInput, TParam> {
+  stitch: Stitch<TData, TInput>;
+  input: TInput | undefined;
+  /** `undefined`: idle (skipped or disabled). */
+  key: string | undefined;
+  signal: AbortSignal | undefined;
+  scope: AbortSignal | undefined;
+  policy: PagePolicy<TData, TInput, TParam>;
+}
+
+/**
+ * One mounted `useStitchInfinite`: a holder of the entry of its key (pages shared with every other
+ * component on that key) and a reference on its page fetch in flight. Its own re-keys and
+ * unmounts let go without ever showing; a `cancel(reason)` or an abort of its external signal is
+ * its own error. No React in here.
+ */
+export function createInfiniteObserver<TData, TInput extends StitchInput, TParam>(engine: Engine) {
+  type Entry = InfiniteEntry<TData, TInput, TParam>;
+  let target: InfiniteTarget<TData, TInput, TParam> | undefined;
+  let entry: Entry | undefined;
+  /** This hook's own cancellation, shown until its next fetch or re-key. */
+  let own: { key: string; error: StitchError } | undefined;
+  let detach = () => {};
+  let mounted = false;
+  const listeners = new Set<() => void>();
+  let last: InfiniteResult<TData, TParam> | undefined;
+
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  const holder: EntryHolder = { notify, live: () => !target?.signal?.aborted };
+
+  const leave = (reason: unknown) => {
+    detach();
+    detach = () => {};
+    entry?.leave(holder, reason);
+    entry = undefined;
+    own = undefined;
+  };
+
+  const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
+    const key = target?.key;
+    if (!entry || key === undefined || !entry.snapshot().fetching || !target) return;
+    own = { key, error: abortError(target.stitch, reason) };
+    entry.release(holder, reason);
+    notify();
+  };
+
+  /** Runs a fetch of this hook's entry, clearing its own cancellation first. */
+  const act = (fetch: (entry: Entry) => void) => () => {
+    if (!entry) return;
+    own = undefined;
+    fetch(entry);
+    notify();
+  };
+  const fetchNext = act((entry) => entry.extend(false));
+  const fetchPrevious = act((entry) => entry.extend(true));
+  const refetch = act((entry) => entry.refetch());
+
+  return {
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    /** Commits a target: stays on its entry if nothing that matters changed. */
+    update(goal: InfiniteTarget<TData, TInput, TParam>) {
+      const previous = target;
+      target = goal;
+      if (entry) entry.policy = goal.policy;
+      const same =
+        previous !== undefined &&
+        previous.key === goal.key &&
+        previous.stitch === goal.stitch &&
+        previous.signal === goal.signal &&
+        previous.scope === goal.scope;
+      if (same && (entry || own)) return;
+      leave(superseded());
+      const { key, signal, scope } = goal;
+      if (key !== undefined && signal?.aborted)
+        own = { key, error: abortError(goal.stitch, abortReason(signal)) };
+      else if (key !== undefined) {
+        entry = joinEntry(engine, key, goal, holder);
+        const offSignal = signal ? onAbort(signal, () => cancel(abortReason(signal))) : () => {};
+        // A scope's abort (a route change) lets go without showing, like a re-key.
+        const offScope = scope ? onAbort(scope, () => leave(abortReason(scope))) : () => {};
+        detach = () => {
+          offSignal();
+          offScope();
+        };
+      }
+      notify();
+    },
+
+    mount() {
+      mounted = true;
+    },
+
+    /** Lets go a microtask later, unless StrictMode's remount came back meanwhile. */
+    unmount() {
+      mounted = false;
+      queueMicrotask(() => {
+        if (mounted) return;
+        leave(unmounted());
+        target = undefined;
+      });
+    },
+
+    /** The result for `key` as rendered now; the previous object when nothing changed. */
+    result(
+      key: string | undefined,
+      policy: PagePolicy<TData, TInput, TParam>,
+    ): InfiniteResult<TData, TParam> {
+      // Before this hook joins (its first render), another component's entry is already shown.
+      const shown =
+        key === undefined ? undefined : entry && target?.key === key ? entry : findEntry(engine, key);
+      const snapshot = shown?.snapshot();
+      const data = snapshot?.data as InfiniteData<TData, TParam> | undefined;
+      const error = (own?.key === key ? own?.error : undefined) ?? snapshot?.error ?? null;
+      const fetching = snapshot?.fetching;
+      const status = key === undefined ? 'idle' : error ? 'error' : data ? 'success' : 'pending';
+      // A key nobody holds yet is fetched by the commit that joins it: say so already.
+      const isFetching = fetching !== undefined || (key !== undefined && !shown && !error);
+      const hasNext = data !== undefined && edgeParam(policy, data, false) !== undefined;
+      const hasPrevious = data !== undefined && edgeParam(policy, data, true) !== undefined;
+      const next = {
+        status,
+        data,
+        error,
+        isFetching,
+        isFetchingNext: fetching === 'next',
+        isFetchingPrevious: fetching === 'previous',
+        hasNext,
+        hasPrevious,
+      };
+      if (
+        last &&
+        (Object.keys(next) as Array<keyof typeof next>).every((name) => last?.[name] === next[name])
+      ) {
+        return last;
+      }
+      // The status is derived from the same data and error, so the union's pairing holds.
+      last = { ...next, fetchNext, fetchPrevious, refetch, cancel } as InfiniteResult<TData, TParam>;
+      return last;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { type Stitch, StitchError, type StitchInput } from '../index';
+import { ScopeContext } from './context';
+import type { PagePolicy } from './infinite';
+import { createInfiniteObserver, type InfiniteResult } from './infiniteObserver';
+import { useEngine } from './provider';
+import { skipToken } from './useStitch';
+
+/** Options of {@link useStitchInfinite}: how pages follow each other, and how the hook runs. */
+export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
+  extends PagePolicy<TData, TInput, TParam> {
+  /** An external signal: its abort cancels the page fetch in flight and shows as this hook's error, reason intact. */
+  signal?: AbortSignal;
+  /** `false` keeps the hook idle. @default true */
+  enabled?: boolean;
+}
+
+/**
+ * Reads a stitch page by page, as TanStack Query's `useInfiniteQuery` does: the first page with
+ * `initialPageParam`, each next one with the param `getNextPageParam` derives from the page
+ * before (`fetchNext()`), each previous one with `getPreviousPageParam` (`fetchPrevious()`), the
+ * param put into the input by `pageInput`. Every page request is a call of the stitch on the
+ * engine (cache, coalescer, retries, breaker, trace).
+ *
+ * Components reading the same stitch and input share one list of pages and one page fetch at a
+ * time, on which each is one reference. Re-keying or unmounting lets go of that reference only:
+ * the page request in flight is aborted (its socket closed) when it was the last, nothing else
+ * is re-requested, and none of it shows as an error. A `cancel(reason)` or an abort of
+ * `options.signal` does show, with `error.cause === reason`. The pages live as long as a
+ * component reads them (each page's data also stays in the engine's cache as any read's does).
+ */
+export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
+  stitch: Stitch<TData, TInput>,
+  input: TInput | typeof skipToken | null | undefined,
+  options: UseStitchInfiniteOptions<TData, TInput, TParam>,
+): InfiniteResult<TData, TParam> {
+  const engine = useEngine();
+  const scope = useContext(ScopeContext);
+  const observer = useMemo(() => createInfiniteObserver<TData, TInput, TParam>(engine), [engine]);
+  const { name, method } = stitch.definition;
+  if (!stitch.definition.cache) {
+    throw new StitchError({
+      kind: 'config',
+      field: 'method',
+      stitch: name,
+      message: `useStitchInfinite reads GET and HEAD stitches; '${name}' is a ${method}`,
+    });
+  }
+  const idle = input === skipToken || input === null || options.enabled === false;
+  const value = idle ? undefined : (input as TInput | undefined);
+  const key = idle ? undefined : engine.keyOf(stitch, value);
+  const { signal } = options;
+
+  const read = () => observer.result(key, options);
+  const result = useSyncExternalStore(observer.subscribe, read, read);
+
+  useEffect(() => {
+    observer.mount();
+    return () => observer.unmount();
+  }, [observer]);
+
+  // `value` is read through `key`; `options` carries the page functions, which may be new
+  // closures on every render without being a new input.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
+  useEffect(() => {
+    observer.update({ stitch, input: value, key, signal, scope, policy: options });
+  }, [observer, stitch, key, signal, scope, options]);
+
+  return result;
+}

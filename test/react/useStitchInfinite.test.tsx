@@ -1,0 +1,375 @@
+/**
+ * `useStitchInfinite`: pages keyed by a param derived from the page before, each page request a
+ * call on the engine. Cancellation as everywhere else: a re-key aborts the old key's page request,
+ * an unmount lets go of the page in flight only, a refetch goes page by page and stops at the
+ * first failure, and only a cancel someone asked for shows, with its reason. End to end against
+ * the real vendor's ledger.
+ */
+import { act, render, renderHook, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { type StitchInput, stitch } from '../../src/index';
+import {
+  type InfiniteResult,
+  type UseStitchInfiniteOptions,
+  useStitch,
+  useStitchInfinite,
+} from '../../src/react/index';
+import { uniqueKey } from '../helpers/keys';
+import type { Vendor } from '../helpers/vendor';
+import { actAtOnce, flushMicrotasks, type Harness, renderStrict, setup } from './harness';
+
+interface Page {
+  items: string[];
+  /** The cursor of the next page; `null` on the last one. */
+  next: number | null;
+  /** The cursor of the page before; `null` on the first one. */
+  previous?: number | null;
+}
+
+interface ListInput extends StitchInput {
+  query: { list: string; cursor?: number };
+}
+
+type Pages = InfiniteResult<Page, number>;
+
+/** A page of the list starting at `cursor`. */
+const page = (cursor: number, next: number | null, previous: number | null = null): Page => ({
+  items: [`item ${cursor}`, `item ${cursor + 1}`],
+  next,
+  previous,
+});
+
+/** A read of one page, without retries so a test controls every request. */
+const listStitch = (vendor: Vendor) =>
+  stitch<Page, ListInput>({ name: uniqueKey('people'), url: vendor.url('/people'), retry: false });
+
+const byCursor: UseStitchInfiniteOptions<Page, ListInput, number> = {
+  initialPageParam: 0,
+  getNextPageParam: (last) => last.next,
+  getPreviousPageParam: (first) => first.previous,
+  pageInput: 'cursor',
+};
+
+/** The cursor request `n` asked for (`undefined` without one). */
+async function cursorOf(vendor: Vendor, n: number) {
+  const entry = await vendor.arrival(n);
+  return { list: entry.query.get('list'), cursor: entry.query.get('cursor') };
+}
+
+/** A hook on list `list`, re-keyed by `rerender({ list })`; `statuses` is every status it rendered. */
+function renderList(
+  list: ReturnType<typeof listStitch>,
+  wrapper: Harness['wrapper'],
+  options: Partial<UseStitchInfiniteOptions<Page, ListInput, number>> = {},
+) {
+  const statuses: string[] = [];
+  const hook = renderHook(
+    ({ name }: { name: string }) => {
+      const pages = useStitchInfinite(list, { query: { list: name } }, { ...byCursor, ...options });
+      statuses.push(pages.status);
+      return pages;
+    },
+    { wrapper, initialProps: { name: 'a' } },
+  );
+  return { ...hook, statuses };
+}
+
+/** A harness whose `answer` first waits for the request to arrive (page requests start in effects). */
+async function setupList(): Promise<Harness> {
+  const harness = await setup();
+  const { vendor, answer } = harness;
+  return {
+    ...harness,
+    answer: async (n, reply) => {
+      await vendor.arrival(n);
+      await answer(n, reply);
+    },
+  };
+}
+
+/** Starts the next page from the hook's current result and waits for its request to arrive. */
+async function loadNext(result: { current: Pages }, vendor: Vendor, n: number) {
+  await actAtOnce(() => result.current.fetchNext());
+  return cursorOf(vendor, n);
+}
+
+describe('pages', () => {
+  it('fetches the first page, then each next one with the param the page before gives; hasNext ends it', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result, statuses } = renderList(listStitch(vendor), wrapper);
+    expect(result.current).toMatchObject({ status: 'pending', isFetching: true, hasNext: false });
+    expect(await cursorOf(vendor, 1)).toEqual({ list: 'a', cursor: '0' });
+    await answer(1, { body: page(0, 2) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2)], pageParams: [0] },
+      hasNext: true,
+      isFetching: false,
+    });
+
+    expect(await loadNext(result, vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+    expect(result.current).toMatchObject({
+      isFetching: true,
+      isFetchingNext: true,
+      isFetchingPrevious: false,
+    });
+    await answer(2, { body: page(2, null) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2), page(2, null)], pageParams: [0, 2] },
+      hasNext: false,
+      isFetchingNext: false,
+    });
+
+    // getNextPageParam gave null: there is no next page, and asking for one sends nothing.
+    await actAtOnce(() => result.current.fetchNext());
+    expect(vendor.requests()).toBe(2);
+    expect(result.current.isFetching).toBe(false);
+    expect(statuses).not.toContain('error');
+  });
+
+  it('maxPages drops the oldest page when a next one comes, and the newest when a previous one does', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result } = renderList(listStitch(vendor), wrapper, { maxPages: 2 });
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4, 0) });
+    await loadNext(result, vendor, 3);
+    await answer(3, { body: page(4, 6, 2) });
+    expect(result.current.data).toEqual({ pages: [page(2, 4, 0), page(4, 6, 2)], pageParams: [2, 4] });
+    expect(result.current).toMatchObject({ hasNext: true, hasPrevious: true });
+
+    await actAtOnce(() => result.current.fetchPrevious());
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current.isFetchingPrevious).toBe(true);
+    await answer(4, { body: page(0, 2) });
+    expect(result.current.data).toEqual({ pages: [page(0, 2), page(2, 4, 0)], pageParams: [0, 2] });
+    expect(result.current).toMatchObject({ hasPrevious: false, hasNext: true });
+  });
+});
+
+describe('letting go', () => {
+  it('a re-key aborts the old key’s page request (the vendor hangs up) and never shows it', async () => {
+    const { vendor, trace, wrapper, answer } = await setupList();
+    const { result, rerender, statuses } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    expect(await loadNext(result, vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+
+    rerender({ name: 'b' });
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'b', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'pending', data: undefined, error: null });
+    // The new key's first page was not held back by the old key's abort, and nothing else of it is sent.
+    await answer(3, { body: page(0, 2) });
+    expect(result.current).toMatchObject({ status: 'success', data: { pages: [page(0, 2)] } });
+    expect(vendor.requests()).toBe(3);
+    expect(statuses).not.toContain('error');
+    const cancels = trace.events.filter((event) => event.type === 'cancel');
+    expect(cancels).toEqual([
+      expect.objectContaining({ phase: 'in-flight', reason: expect.stringMatching(/^Superseded/) }),
+    ]);
+  });
+
+  it('a re-key during a refetch aborts its page request, and the rest of it is never sent', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result, rerender, statuses } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4) });
+    await actAtOnce(() => result.current.refetch());
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+
+    rerender({ name: 'b' });
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'b', cursor: '0' });
+    await answer(4, { body: page(0, null) });
+    expect(vendor.ledger.map((entry) => entry.query.get('list'))).toEqual(['a', 'a', 'a', 'b']);
+    expect(statuses).not.toContain('error');
+  });
+
+  it('an unmount aborts the page in flight only: nothing else is re-requested, no timer is left', async () => {
+    const { vendor, clock, trace, wrapper, answer } = await setupList();
+    const { result, unmount } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    unmount();
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+    await act(flushMicrotasks);
+    expect(vendor.requests()).toBe(2);
+    expect(vendor.ledger[0]).toMatchObject({ answered: true, hungUp: false });
+    expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(1);
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('refetch', () => {
+  it('re-fetches the pages in order, each from the refreshed page before, skipping the cache', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = stitch<Page, ListInput>({
+      name: uniqueKey('people'),
+      url: vendor.url('/people'),
+      retry: false,
+      cache: { ttl: 60_000 },
+    });
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4) });
+
+    await actAtOnce(() => result.current.refetch());
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    // The list moved: the refreshed first page points elsewhere, and the second request follows it.
+    await answer(3, { body: page(0, 3) });
+    expect(result.current.data?.pageParams).toEqual([0, 2]);
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'a', cursor: '3' });
+    await answer(4, { body: page(3, 5) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 3), page(3, 5)], pageParams: [0, 3] },
+      isFetching: false,
+    });
+    expect(vendor.requests()).toBe(4);
+  });
+
+  it('supersedes the page fetch in flight: its request is aborted and never shown', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result, statuses } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    await actAtOnce(() => result.current.refetch());
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    await answer(3, { body: page(0, 2) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2)] },
+      isFetching: false,
+    });
+    expect(statuses).not.toContain('error');
+  });
+
+  it('stops at the first failure, keeps the pages it had and shows the error', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4) });
+    await loadNext(result, vendor, 3);
+    await answer(3, { body: page(4, null) });
+    const before = result.current.data;
+
+    await actAtOnce(() => result.current.refetch());
+    await answer(4, { body: page(0, 2) });
+    expect(await cursorOf(vendor, 5)).toEqual({ list: 'a', cursor: '2' });
+    await answer(5, { status: 500, body: { error: 'down' } });
+    expect(result.current).toMatchObject({ status: 'error', data: before, isFetching: false });
+    expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
+    // The third page was never asked for: the next request is the next refetch's first page.
+    await actAtOnce(() => result.current.refetch());
+    expect(await cursorOf(vendor, 6)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', data: before, isFetching: true });
+  });
+});
+
+describe('cancellation the caller asked for', () => {
+  it('cancel(reason) aborts the page in flight and shows it, cause intact; the pages stay', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result } = renderList(listStitch(vendor), wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    const reason = new Error('the user stopped loading');
+    await actAtOnce(() => result.current.cancel(reason));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: { pages: [page(0, 2)] },
+      isFetching: false,
+    });
+    expect(result.current.error).toMatchObject({ kind: 'aborted', name: 'AbortError' });
+    expect(result.current.error?.cause).toBe(reason);
+
+    // Asking again clears it.
+    expect(await loadNext(result, vendor, 3)).toEqual({ list: 'a', cursor: '2' });
+    expect(result.current).toMatchObject({ status: 'success', error: null, isFetchingNext: true });
+  });
+
+  it('an external signal aborting does the same, with its reason', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const route = new AbortController();
+    const { result } = renderList(listStitch(vendor), wrapper, { signal: route.signal });
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    const reason = new Error('navigated away');
+    await actAtOnce(() => route.abort(reason));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(reason);
+  });
+});
+
+interface ListProps {
+  list: ReturnType<typeof listStitch>;
+  testId: string;
+  shown?: { current: Pages | undefined };
+}
+/** Shows list 'a' as `status items`; `shown` receives its last result. */
+function List({ list, testId, shown }: ListProps) {
+  const pages = useStitchInfinite(list, { query: { list: 'a' } }, byCursor);
+  if (shown) shown.current = pages;
+  const items = pages.data?.pages.flatMap((p) => p.items) ?? [];
+  return <p data-testid={testId}>{`${pages.status} ${items.join(',')}`}</p>;
+}
+
+describe('sharing a key', () => {
+  it('two components share the pages and one request per page; one unmounting leaves the other its page', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const { rerender } = render(
+      <>
+        <List key="a" list={list} testId="a" shown={shown} />
+        <List key="b" list={list} testId="b" />
+      </>,
+      { wrapper },
+    );
+    await answer(1, { body: page(0, 2) });
+    expect(screen.getByTestId('b').textContent).toBe('success item 0,item 1');
+
+    await actAtOnce(() => shown.current?.fetchNext());
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+    // The component that asked for the page unmounts: the other keeps the request going.
+    rerender(<List key="b" list={list} testId="b" />);
+    await act(flushMicrotasks);
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+    await answer(2, { body: page(2, null) });
+    expect(screen.getByTestId('b').textContent).toBe('success item 0,item 1,item 2,item 3');
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('a useStitch of the first page’s input joins the page request (the engine coalesces it)', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const first = renderHook(() => useStitch(list, { query: { list: 'a', cursor: 0 } }), { wrapper });
+    renderList(list, wrapper);
+    await vendor.arrival(1);
+    await answer(1, { body: page(0, 2) });
+    expect(first.result.current).toMatchObject({ status: 'success', data: page(0, 2) });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('under StrictMode a mount sends one request and shows no cancel', async () => {
+    const { vendor, trace, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    renderStrict(<List list={list} testId="a" />, wrapper);
+    await answer(1, { body: page(0, null) });
+    expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
+    expect(vendor.requests()).toBe(1);
+    expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(0);
+  });
+});
