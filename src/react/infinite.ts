@@ -1,6 +1,6 @@
-import { reasonMessage } from '../engine/errors';
 import { type Engine, type SafeResult, type Stitch, StitchError, type StitchInput } from '../index';
 import { invoke } from './invoke';
+import { messageOf } from './signals';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */
 export interface InfiniteData<TData, TParam> {
@@ -210,7 +210,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     publish({ error: null, fetching: direction });
     // A page param function of the user's that throws ends the fetch as a `config` error.
     run(current).catch((cause: unknown) => {
-      const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;
+      const message = `useStitchInfinite: a page param function threw: ${messageOf(cause)}`;
       finish(current, {
         ok: false,
         data: null,

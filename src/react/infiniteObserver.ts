@@ -1,4 +1,3 @@
-import { abortReason, onAbort } from '../engine/abort';
 import type { Engine, Stitch, StitchError, StitchInput } from '../index';
 import {
   type EntryHolder,
@@ -10,6 +9,7 @@ import {
   type PagePolicy,
 } from './infinite';
 import { abortError, superseded, unmounted } from './observer';
+import { onAbort } from './signals';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -131,13 +131,12 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       if (same && (entry || own)) return;
       leave(superseded());
       const { key, signal, scope } = goal;
-      if (key !== undefined && signal?.aborted)
-        own = { key, error: abortError(goal.stitch, abortReason(signal)) };
+      if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
       else if (key !== undefined) {
         entry = joinEntry(engine, key, goal, holder);
-        const offSignal = signal ? onAbort(signal, () => cancel(abortReason(signal))) : () => {};
+        const offSignal = signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
         // A scope's abort (a route change) lets go without showing, like a re-key.
-        const offScope = scope ? onAbort(scope, () => leave(abortReason(scope))) : () => {};
+        const offScope = scope ? onAbort(scope, () => leave(scope.reason)) : () => {};
         detach = () => {
           offSignal();
           offScope();
