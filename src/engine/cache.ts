@@ -163,6 +163,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     },
     store: (key: string, data: unknown) =>
       change(key, { data, updatedAt: clock.now(), error: undefined, stale: false }),
+    /** Data written by the app (`engine.setData`), with nothing in flight for the key any more. */
+    write: (key: string, data: unknown) =>
+      change(key, { data, updatedAt: clock.now(), error: undefined, stale: false, fetching: false }),
     fail: (key: string, error: StitchError) => change(key, { error }),
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {

@@ -1,4 +1,5 @@
 import { reasonMessage } from '../engine/errors';
+import { invoke } from '../engine/invoke';
 import {
   type Engine,
   isAbortError,
@@ -8,7 +9,6 @@ import {
   StitchError,
   type StitchInput,
 } from '../index';
-import { invoke } from './invoke';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
 export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
