@@ -94,7 +94,7 @@ export function createCall(deps: CallDeps) {
   const write = (key: string, data: unknown, reason: unknown) => {
     supersede((other) => other === key, reason);
     tracked.delete(key);
-    cache.write(key, data);
+    cache.store(key, data, true);
   };
 
   /** `engine.invalidate`: marks the keys stale; their mounted readers refetch (see the cache). */

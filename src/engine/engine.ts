@@ -194,8 +194,7 @@ export function createEngine(options?: EngineOptions): Engine {
   /** The cache key of a read, for `setData` and `getData`; a write has none. */
   const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
     const key = cacheKey(keys, stitch.definition, input as never);
-    if (key === undefined)
-      throw configError(stitch.definition.name, 'method', `${method} applies to reads (GET, HEAD)`);
+    if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
     return key;
   };
 
@@ -219,10 +218,10 @@ export function createEngine(options?: EngineOptions): Engine {
       const key = dataKey(stitch as never, input, 'setData');
       const current = cache.snapshot<never>(key).data;
       const data = typeof updater === 'function' ? (updater as (data: unknown) => never)(current) : updater;
-      if (data === undefined) return current;
       const name = stitch.definition.name;
-      write(key, data, new DOMException(`Overwritten by engine.setData('${name}')`, 'AbortError'));
-      return data;
+      if (data !== undefined)
+        write(key, data, new DOMException(`Overwritten by engine.setData('${name}')`, 'AbortError'));
+      return data ?? current;
     },
     getData: (stitch, input) => cache.snapshot<never>(dataKey(stitch as never, input, 'getData')).data,
     dehydrate: () => cache.dehydrate(),
