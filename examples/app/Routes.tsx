@@ -3,6 +3,7 @@ import { CheckoutPage } from './pages/CheckoutPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { RouteChangePage } from './pages/RouteChangePage';
 import { SearchPage } from './pages/SearchPage';
+import { TodosPage } from './pages/TodosPage';
 
 /** The page for a pathname. */
 export function Routes({ pathname }: { pathname: string }) {
@@ -17,6 +18,8 @@ export function Routes({ pathname }: { pathname: string }) {
       return <CheckoutPage />;
     case '/breaker':
       return <BreakerPage />;
+    case '/todos':
+      return <TodosPage />;
     default:
       return <NotFoundPage />;
   }

@@ -4,6 +4,7 @@ export const PAGES = [
   { path: '/route-change', title: 'Route change' },
   { path: '/checkout', title: 'Checkout' },
   { path: '/breaker', title: 'Breaker' },
+  { path: '/todos', title: 'Optimistic to-dos' },
 ] as const;
 
 /** The page a pathname belongs to (`/route-change/left` belongs to `/route-change`). */

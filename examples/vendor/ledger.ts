@@ -5,7 +5,7 @@
  */
 
 /** The endpoints the ledger counts (controls and ledger requests are not counted: the demo polls them). */
-export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges';
+export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges' | 'todos';
 
 /** How one request ended. `pending` until the vendor answers, fails it, or the client hangs up. */
 export type Outcome = 'pending' | 'completed' | 'hungUp' | 'failed';
@@ -67,6 +67,7 @@ const emptyStats = (): Record<Endpoint, EndpointStats> => ({
   report: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   upload: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   charges: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
+  todos: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
 });
 
 /** The ledger of one demo vendor. */

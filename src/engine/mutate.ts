@@ -82,7 +82,7 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
 export function mutate<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,
   input: InputArg<TInput>,
-  options: MutateOptions<TData, TInput, TContext> = {},
+  options: MutateOptions<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): Promise<TData> {
   const settled = lifecycle(stitch, input as TInput, options);
   settled.catch(() => {});

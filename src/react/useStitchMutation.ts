@@ -62,7 +62,7 @@ interface InFlight {
  */
 export function useStitchMutation<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,
-  options: MutationLifecycle<TData, TInput, TContext> = {},
+  options: MutationLifecycle<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): MutationResult<TData, TInput> {
   const engine = useEngine();
   const scope = useContext(ScopeContext);

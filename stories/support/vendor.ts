@@ -21,6 +21,7 @@ import {
   type EndpointStats,
   type LedgerEntry,
 } from '../../examples/vendor/ledger';
+import { createTodos } from '../../examples/vendor/todos';
 
 export type { Endpoint };
 
@@ -61,6 +62,7 @@ const PATHS: Record<Endpoint, string> = {
   report: '/api/report',
   upload: '/api/upload',
   charges: '/api/charges',
+  todos: '/api/todos',
 };
 
 /** Creates a vendor with the given controls (the rest from `DEFAULT_CONTROLS`). */
@@ -72,6 +74,7 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
   const queueOf = (endpoint: Endpoint) =>
     queues.get(endpoint) ?? queues.set(endpoint, []).get(endpoint) ?? [];
   const reasons = new Map<number, unknown>();
+  const todos = createTodos();
 
   /**
    * Resolves `true` when the answer is due (after `ms`, or on `release` while held; never while the
@@ -98,7 +101,7 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
 
   /** A counted endpoint: ledger entry, faults, then `work` (its body read on arrival) and its delay. */
   const counted = (
-    method: 'get' | 'post',
+    method: 'get' | 'post' | 'put' | 'delete',
     endpoint: Endpoint,
     delay: (now: Controls) => number,
     work: (request: Request, url: URL) => Promise<[status: number, body: JsonBodyType]>,
@@ -164,6 +167,38 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
         const made = existing ?? ledger.createCharge(key, amount, currency.toUpperCase());
         return [existing ? 200 : 201, { ...made, duplicate: existing !== undefined }];
       },
+    ),
+    // The to-do list changes on arrival here (the node vendor waits for the answer): the stories
+    // play successes and injected failures, which fail before the list is touched.
+    counted(
+      'get',
+      'todos',
+      (now) => now.delay,
+      async () => [200, todos.list() as unknown as JsonBodyType],
+    ),
+    counted(
+      'post',
+      'todos',
+      (now) => now.delay,
+      async (request) => {
+        const { title } = (await request.json()) as { title: string };
+        return [201, todos.add(title) as unknown as JsonBodyType];
+      },
+    ),
+    counted(
+      'put',
+      'todos',
+      (now) => now.delay,
+      async (request) => {
+        const { id, title } = (await request.json()) as { id: number; title: string };
+        return [200, (todos.rename(id, title) ?? null) as unknown as JsonBodyType];
+      },
+    ),
+    counted(
+      'delete',
+      'todos',
+      (now) => now.delay,
+      async (_request, url) => [200, todos.remove(Number(url.searchParams.get('id'))) ?? null],
     ),
     // The demo's plumbing: never counted, never faulted, answered at once.
     http.get('*/api/controls', () => HttpResponse.json(controls, { headers: NO_STORE })),
