@@ -60,6 +60,7 @@ export default defineConfig({
           env: { STITCH_REACT: '19' },
           include: [
             'test/react/**/*.test.{ts,tsx}',
+            'test/devtools/**/*.test.tsx',
             'test/reliability/**/*.test.tsx',
             'test/scenarios/**/*.test.tsx',
           ],
@@ -73,6 +74,8 @@ export default defineConfig({
             { find: /^react\/(.*)$/, replacement: `${react18}react/$1` },
             { find: /^react-dom$/, replacement: `${react18}react-dom/index.js` },
             { find: /^react-dom\/(.*)$/, replacement: `${react18}react-dom/$1` },
+            // A copy installed beside React 18, so its own require('react') finds React 18.
+            { find: /^use-sync-external-store\/(.*)$/, replacement: `${react18}use-sync-external-store/$1` },
             // Its ESM build, inlined below, so its own react imports take the aliases too.
             {
               find: /^@testing-library\/react$/,
@@ -87,7 +90,11 @@ export default defineConfig({
           name: 'react18',
           environment: 'node',
           env: { STITCH_REACT: '18' },
-          include: ['test/react/**/*.test.{ts,tsx}', 'test/scenarios/**/*.test.tsx'],
+          include: [
+            'test/react/**/*.test.{ts,tsx}',
+            'test/devtools/**/*.test.tsx',
+            'test/scenarios/**/*.test.tsx',
+          ],
           setupFiles: ['test/helpers/happyDom.setup.ts'],
           server: { deps: { inline: [/@testing-library\/react/] } },
         },

@@ -71,5 +71,5 @@ export {
   stitch,
 } from './engine/stitch';
 export { createMemoryStore, type Store } from './engine/store';
-export type { ThrottleOptions } from './engine/throttle';
+export type { SharedThrottleOptions, ThrottleOptions } from './engine/throttle';
 export type { TimeoutOptions } from './engine/timeout';

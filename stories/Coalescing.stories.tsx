@@ -15,12 +15,16 @@ export default meta;
 
 type Story = StoryObj<typeof meta>;
 
+/** The report's lanes, as the page's timeline draws them. */
+const reportLanes = ({ devtools }: Harness) =>
+  devtools.getSnapshot().lanes.filter((lane) => lane.stitch === 'report');
+
 /** Waits until all `n` mounted readers hold a reference: one run sent, the others joined it. */
-async function allJoined({ trace }: Harness, n: number) {
+async function allJoined(harness: Harness, n: number) {
   await eventually(() => {
-    const lanes = trace.lanes('report');
+    const lanes = reportLanes(harness);
     expect(lanes).toHaveLength(n);
-    expect(lanes.filter((lane) => lane.joined)).toHaveLength(n - 1);
+    expect(lanes.filter((lane) => lane.leader !== undefined)).toHaveLength(n - 1);
   });
 }
 
@@ -44,7 +48,7 @@ export const ManyReadersOneRequest: Story = {
     await userEvent.click(canvas.getByRole('button', { name: 'Remove the last reader' }));
     await expect(canvas.getByTestId('reader-count')).toHaveTextContent('2 readers');
     await eventually(() =>
-      expect(harness.trace.lanes('report').filter((l) => l.state === 'cancelled')).toHaveLength(2),
+      expect(reportLanes(harness).filter((l) => l.status === 'cancelled')).toHaveLength(2),
     );
     // Two references let go; the request is still the vendor's one pending request.
     expect(vendor.counts('report')).toEqual({ requests: 1, completed: 0, hungUp: 0, failed: 0 });
@@ -75,7 +79,7 @@ export const LastReaderLeavingCancels: Story = {
     await userEvent.click(removeLast);
     await userEvent.click(removeLast);
     await eventually(() =>
-      expect(harness.trace.lanes('report').filter((l) => l.state === 'cancelled')).toHaveLength(2),
+      expect(reportLanes(harness).filter((l) => l.status === 'cancelled')).toHaveLength(2),
     );
     expect(vendor.counts('report').hungUp).toBe(0);
 

@@ -49,7 +49,7 @@ export const LeavingAbortsReportAndUpload: Story = {
       expect((seen.reason as DOMException).name).toBe('AbortError');
     }
     expect(vendor.requests('upload')[0]?.reason).toHaveProperty('message', 'The scope was reset');
-    // The page's own view of the vendor's ledger (polled over the fake) shows the hang-ups.
+    // The page's own view of the vendor's ledger (pushed by the fake, as server-sent events) shows the hang-ups.
     await eventually(() => {
       expect(canvas.getByTestId('hangups-report')).toHaveTextContent('1 of 1 hung up');
       expect(canvas.getByTestId('hangups-upload')).toHaveTextContent('1 of 1 hung up');

@@ -50,7 +50,7 @@ export const TypingCancelsStaleKeystrokes: Story = {
     await expect(await canvas.findByTestId('results-summary')).toHaveTextContent(/for “margaret”/);
     expect(vendor.counts('search')).toEqual({ requests: 8, completed: 1, hungUp: 7, failed: 0 });
 
-    // The page's own counters (from the engine's trace) agree with the vendor.
+    // The page's own counters (from the devtools model's lanes) agree with the vendor.
     await eventually(() => {
       expect(canvas.getByTestId('counter-keystrokes')).toHaveTextContent('8');
       expect(canvas.getByTestId('counter-sent')).toHaveTextContent('8');

@@ -1,5 +1,5 @@
 import { type CircuitOptions, stitch } from '../../src/index';
-import type { Charge, Controls, SearchResult as Found, LedgerSnapshot, ReportRow } from '../vendor/index';
+import type { Charge, Controls, SearchResult as Found, ReportRow } from '../vendor/index';
 
 export type { Controls, Endpoint, EndpointStats } from '../vendor/index';
 
@@ -84,8 +84,6 @@ export const setControls = stitch<Controls, { body: Partial<Controls> }>({
   method: 'POST',
   url: '/api/controls',
 });
-
-export const getLedger = stitch<LedgerSnapshot>({ ...plumbing, name: 'ledger', url: '/api/ledger' });
 
 export const resetLedger = stitch<unknown>({
   ...plumbing,

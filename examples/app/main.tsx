@@ -4,13 +4,11 @@ import { StitchDevtools } from '../../src/devtools/index';
 import { createEngine } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
 import { App } from './App';
-import { TraceProvider } from './trace/context';
-import { createTraceStore } from './trace/store';
 import './styles.css';
 
-// One engine for the app; its trace sink is the store the timelines and counters read.
-const trace = createTraceStore();
-const engine = createEngine({ trace });
+// One engine for the app. The pages' timelines and counters read the devtools model of it, the
+// one the Stitch panel (bottom right) shows.
+const engine = createEngine();
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
@@ -18,9 +16,7 @@ if (!root) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <StitchProvider engine={engine}>
-      <TraceProvider store={trace}>
-        <App />
-      </TraceProvider>
+      <App />
       <StitchDevtools />
     </StitchProvider>
   </StrictMode>,

@@ -1,10 +1,11 @@
 /**
  * What the demo vendor saw: per-endpoint counters, the most recent requests and the charges it made.
- * The demo polls it (`GET /api/ledger`) to show, from the vendor's side, that an abort in the browser
- * really closed a socket, and that an idempotency key turned a re-issued charge into a duplicate.
+ * The demo follows it (`GET /api/ledger/stream`, pushed on each change) to show, from the vendor's
+ * side, that an abort in the browser really closed a socket, and that an idempotency key turned a
+ * re-issued charge into a duplicate.
  */
 
-/** The endpoints the ledger counts (controls and ledger requests are not counted: the demo polls them). */
+/** The endpoints the ledger counts (controls and ledger requests are the demo's own, not counted). */
 export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges' | 'todos';
 
 /** How one request ended. `pending` until the vendor answers, fails it, or the client hangs up. */
@@ -80,6 +81,10 @@ export function createLedger() {
   let n = 0;
   /** Never reset, so a charge id seen before a reset is never handed out again. */
   let chargeSeq = 0;
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of [...listeners]) listener();
+  };
 
   return {
     /** Records an arriving request and returns its entry, to {@link settle} later. */
@@ -89,6 +94,7 @@ export function createLedger() {
       stats[endpoint].requests++;
       recent.push(entry);
       if (recent.length > RECENT) recent.shift();
+      changed();
       return entry;
     },
     /** Ends a request. Only the first call counts: an answer racing a hang-up is one or the other. */
@@ -99,6 +105,7 @@ export function createLedger() {
       if (status !== undefined) entry.status = status;
       const endpoint = live.get(entry);
       if (endpoint) stats[endpoint][outcome]++;
+      changed();
     },
     /** The charge made for `key`, if any. */
     charge: (key: string): Charge | undefined => charges.get(key),
@@ -112,6 +119,7 @@ export function createLedger() {
         createdAt: new Date().toISOString(),
       };
       charges.set(key, charge);
+      changed();
       return charge;
     },
     snapshot(): LedgerSnapshot {
@@ -124,6 +132,14 @@ export function createLedger() {
       charges = new Map();
       live = new WeakMap();
       n = 0;
+      changed();
+    },
+    /** Calls `listener` after each change; returns the function that stops it. */
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
     },
   };
 }

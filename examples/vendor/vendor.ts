@@ -33,7 +33,7 @@ export interface DemoVendor {
   close(): Promise<void>;
   /** The live controls: a change applies to requests arriving after it. */
   readonly controls: Controls;
-  /** A copy of the ledger, as `GET /api/ledger` answers it. */
+  /** A copy of the ledger, as `GET /api/ledger` answers it (and `GET /api/ledger/stream` pushes it). */
   ledger(): LedgerSnapshot;
 }
 
@@ -66,6 +66,8 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
   const controls: Controls = { ...DEFAULT_CONTROLS, ...parseControls(options) };
   const ledger = createLedger();
   const open = new Set<Exchange>();
+  /** `GET /api/ledger/stream` clients: each hears the whole ledger now and after each change. */
+  const followers = new Set<ServerResponse>();
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -86,7 +88,7 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
   };
   const todos = createTodos();
 
-  // Not counted and never faulted: the demo polls these, and must be able to switch a fault off again.
+  // Not counted and never faulted: the demo's own, which must be able to switch a fault off again.
   const admin: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> = {
     'GET /api/controls': async (_req, res) => json(res, 200, controls),
     'POST /api/controls': async (req, res) => {
@@ -102,11 +104,30 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
       json(res, 200, controls);
     },
     'GET /api/ledger': async (_req, res) => json(res, 200, ledger.snapshot()),
+    // Server-sent events: the ledger as it stands, then again after each change (no polling).
+    'GET /api/ledger/stream': async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+      followers.add(res);
+      res.on('close', () => followers.delete(res));
+      push(res);
+    },
     'POST /api/ledger/reset': async (_req, res) => {
       ledger.reset();
       json(res, 200, ledger.snapshot());
     },
   };
+
+  const push = (res: ServerResponse) => res.write(`data: ${JSON.stringify(ledger.snapshot())}\n\n`);
+  // One push per burst of changes (a request opened and settled in one tick is one message).
+  let pushing = false;
+  ledger.subscribe(() => {
+    if (pushing) return;
+    pushing = true;
+    queueMicrotask(() => {
+      pushing = false;
+      for (const res of followers) push(res);
+    });
+  });
 
   function handle(req: IncomingMessage, res: ServerResponse, next?: () => void): void {
     const url = new URL((req as ConnectRequest).originalUrl ?? req.url ?? '/', 'http://vendor');
@@ -293,6 +314,7 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
           x.closed = true; // before 'close' fires: a body read finishing meanwhile must not start a timer
           x.res.destroy();
         }
+        for (const res of followers) res.destroy();
         const s = server;
         if (!s) return;
         await new Promise<void>((resolve) => {

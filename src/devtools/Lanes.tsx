@@ -82,7 +82,11 @@ function Lane({ lane }: { lane: LaneView }) {
           cancelled ({cancel.phase}): {cancel.reason} · {SOCKET[cancel.socket]}
         </div>
       )}
-      {lane.error && <div style={{ color: PALETTE.status.failed }}>{lane.error}</div>}
+      {lane.error && (
+        <div style={{ color: PALETTE.status.failed }}>
+          {lane.error.kind}: {lane.error.message}
+        </div>
+      )}
       <details>
         <summary style={{ cursor: 'pointer', color: PALETTE.accent }}>{lane.events.length} events</summary>
         <ol style={{ ...mono, margin: 0, paddingLeft: 20 }}>

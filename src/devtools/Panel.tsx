@@ -9,7 +9,7 @@ import {
 } from 'react';
 import type { Engine } from '../index';
 import { Lanes } from './Lanes';
-import type { DevtoolsModel } from './model';
+import type { SharedDevtoolsModel } from './shared';
 import { CacheTable, StateTables } from './Tables';
 import { button, PALETTE } from './theme';
 
@@ -22,8 +22,7 @@ const MIN = { width: 280, height: 160 };
 
 /** Props of the lazily loaded panel body. */
 export interface PanelProps {
-  engine: Engine;
-  model: DevtoolsModel;
+  model: SharedDevtoolsModel;
   onClose: () => void;
 }
 
@@ -43,14 +42,14 @@ function useNow(engine: Engine, ticking: boolean) {
  * The floating panel: tabs for requests, cache, and breakers with throttle queues. Resized by
  * dragging its corner or with the arrow keys on the resize handle; never wider than the viewport.
  */
-export function Panel({ engine, model, onClose }: PanelProps) {
+export function Panel({ model, onClose }: PanelProps) {
   const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
   const [tab, setTab] = useState<Tab>('Requests');
   const [size, setSize] = useState({ width: 560, height: 420 });
   const id = useId();
   const tabs = useRef<Array<HTMLButtonElement | null>>([]);
   const now = useNow(
-    engine,
+    model.engine,
     snapshot.breakers.some(({ state }) => state.state === 'open'),
   );
 

@@ -1,7 +1,6 @@
-import { lazy, Suspense, useContext, useEffect, useRef, useState } from 'react';
-import { defaultEngine, type Engine } from '../index';
-import { EngineContext } from '../react/context';
-import { createDevtoolsModel, type DevtoolsModel } from './model';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import type { Engine } from '../index';
+import { useDevtoolsModel } from './shared';
 import { button, PALETTE } from './theme';
 
 // The panel's code loads on first open: an app that mounts the toggle pays for the model only.
@@ -23,13 +22,12 @@ export interface StitchDevtoolsProps {
  * cache with invalidate and refetch, breakers with their next probe, and throttle queues. It
  * watches the engine from mount (pushed by `engine.inspect`, never polled), so the requests made
  * before the panel opens are there when it does. Import it only where you want it: nothing of it
- * reaches a bundle that does not import `stitch-fetch/devtools`.
+ * reaches a bundle that does not import `stitch-fetch/devtools`. Its model is the engine's shared
+ * one (`useDevtoolsModel`), so a page's `useStitchInspector` shows the same lanes.
  */
 export function StitchDevtools({ engine, initialOpen = false, maxLanes }: StitchDevtoolsProps) {
-  const provided = useContext(EngineContext);
-  const target = engine ?? provided ?? defaultEngine();
+  const model = useDevtoolsModel({ engine, maxLanes });
   const [open, setOpen] = useState(initialOpen);
-  const [model, setModel] = useState<DevtoolsModel | undefined>(undefined);
   const toggle = useRef<HTMLButtonElement>(null);
   // Closing from inside the panel (its ✕ or Escape) hands focus back to the toggle.
   const close = () => {
@@ -37,11 +35,8 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
     toggle.current?.focus();
   };
 
-  useEffect(() => {
-    const created = createDevtoolsModel(target, maxLanes === undefined ? {} : { maxLanes });
-    setModel(created);
-    return () => created.dispose();
-  }, [target, maxLanes]);
+  // Watched from mount, not from the first open.
+  useEffect(() => model.subscribe(() => {}), [model]);
 
   return (
     <>
@@ -63,9 +58,9 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
       >
         Stitch
       </button>
-      {open && model && (
+      {open && (
         <Suspense fallback={null}>
-          <Panel engine={target} model={model} onClose={close} />
+          <Panel model={model} onClose={close} />
         </Suspense>
       )}
     </>

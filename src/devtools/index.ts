@@ -1,6 +1,7 @@
 /**
  * `<StitchDevtools />`: a floating panel over `engine.inspect()` showing live request lanes, the
  * cache, breakers and throttle queues. Its panel is a lazy chunk, loaded on first open.
+ * `useStitchInspector(select)` reads the same model, for a page's own view of it.
  * @module stitch-fetch/devtools
  */
 export {
@@ -14,3 +15,5 @@ export {
   type LaneView,
 } from './model';
 export { StitchDevtools, type StitchDevtoolsProps } from './StitchDevtools';
+export { type InspectorOptions, type SharedDevtoolsModel, useDevtoolsModel } from './shared';
+export { useStitchInspector } from './useStitchInspector';

@@ -13,52 +13,9 @@ import {
   StitchError,
   type StitchEvent,
 } from '../index';
+import { type LaneView, startLane, step } from './lane';
 
-/** Where a run is, or how it ended. */
-export type LaneStatus =
-  | 'started'
-  | 'queued'
-  | 'sent'
-  | 'coalesced'
-  | 'cached'
-  | 'answered'
-  | 'failed'
-  | 'cancelled';
-
-/** One request that left (or was cut) for a run. */
-export interface AttemptView {
-  readonly attempt: number;
-  readonly status: number | undefined;
-  readonly outcome: 'in-flight' | 'answered' | 'failed' | 'timeout' | 'cancelled';
-}
-
-/** A cancel as the lane shows it. `socket`: closed by this cancel, kept for other callers, or none was open. */
-export interface CancelView {
-  readonly reason: string;
-  readonly phase: string;
-  readonly dispatched: boolean;
-  readonly socket: 'closed' | 'kept' | 'none';
-}
-
-/** One run, as a lane. */
-export interface LaneView {
-  readonly run: string;
-  readonly stitch: string;
-  readonly method: string;
-  readonly url: string;
-  readonly status: LaneStatus;
-  readonly attempts: readonly AttemptView[];
-  /** The run whose request this one joined (coalescing). */
-  readonly leader: string | undefined;
-  /** Runs that joined this one's request. */
-  readonly joiners: readonly string[];
-  readonly retries: number;
-  readonly cancel: CancelView | undefined;
-  /** The failure's kind and message. */
-  readonly error: string | undefined;
-  readonly done: boolean;
-  readonly events: readonly StitchEvent[];
-}
+export type { AttemptView, CancelView, LaneStatus, LaneView } from './lane';
 
 /** One cache key. */
 export interface CacheView {
@@ -97,69 +54,22 @@ export interface DevtoolsModel {
   dispose(): void;
 }
 
-const EMPTY: DevtoolsSnapshot = { lanes: [], cache: [], breakers: [], throttles: [] };
+/** The snapshot of a model that has heard nothing. */
+export const EMPTY: DevtoolsSnapshot = { lanes: [], cache: [], breakers: [], throttles: [] };
 
-/** Applies one run event to its lane. */
-function step(lane: LaneView, event: StitchEvent): LaneView {
-  const events = [...lane.events, event];
-  const attempts = [...lane.attempts];
-  const last = attempts.at(-1);
-  const settleLast = (outcome: AttemptView['outcome']) => {
-    if (last?.outcome === 'in-flight') attempts[attempts.length - 1] = { ...last, outcome };
-  };
-  switch (event.type) {
-    case 'queued':
-      return { ...lane, events, status: 'queued' };
-    case 'cache':
-      return { ...lane, events, status: 'cached' };
-    case 'coalesce':
-      return { ...lane, events, status: 'coalesced', leader: event.leader };
-    case 'request':
-      attempts.push({ attempt: event.attempt, status: undefined, outcome: 'in-flight' });
-      return { ...lane, events, attempts, status: 'sent' };
-    case 'response': {
-      const outcome = event.status < 400 ? 'answered' : 'failed';
-      if (last?.attempt === event.attempt)
-        attempts[attempts.length - 1] = { ...last, status: event.status, outcome };
-      else attempts.push({ attempt: event.attempt, status: event.status, outcome });
-      return { ...lane, events, attempts };
-    }
-    case 'retry':
-      settleLast('failed');
-      return { ...lane, events, attempts, retries: lane.retries + 1 };
-    case 'timeout':
-      settleLast('timeout');
-      return { ...lane, events, attempts };
-    case 'cancel': {
-      if (!event.shared) settleLast('cancelled');
-      const socket = !event.dispatched ? 'none' : event.shared ? 'kept' : 'closed';
-      const cancel = {
-        reason: event.reason,
-        phase: event.phase,
-        dispatched: event.dispatched,
-        socket,
-      } as const;
-      return { ...lane, events, attempts, status: 'cancelled', cancel };
-    }
-    case 'error':
-      settleLast('failed');
-      return {
-        ...lane,
-        events,
-        attempts,
-        status: 'failed',
-        error: `${event.error.kind}: ${event.error.message}`,
-      };
-    case 'success':
-      settleLast('answered');
-      return lane.status === 'cached' || lane.status === 'coalesced'
-        ? { ...lane, events, attempts }
-        : { ...lane, events, attempts, status: 'answered' };
-    case 'done':
-      return { ...lane, events, done: true };
-    default:
-      return { ...lane, events };
+/** The model's options, checked; throws a config error naming the one at fault. */
+export function checkModel(engine: Engine, maxLanes = 200): number {
+  const problem =
+    typeof engine?.inspect !== 'function'
+      ? (['engine', 'must be a Stitch engine (createEngine())'] as const)
+      : !(Number.isInteger(maxLanes) && maxLanes > 0)
+        ? (['maxLanes', 'must be a positive integer'] as const)
+        : undefined;
+  if (problem) {
+    const [field, message] = problem;
+    throw new StitchError({ kind: 'config', field, message: `\`${field}\` ${message}` });
   }
+  return maxLanes;
 }
 
 /** The newest lane of `run` (lanes are scanned from the end: recent runs are the ones that change). */
@@ -182,17 +92,7 @@ const upsert = <TItem extends { key: string }>(items: readonly TItem[], item: TI
  * @param options.maxLanes how many runs are kept, the oldest dropped first. @default 200
  */
 export function createDevtoolsModel(engine: Engine, options: { maxLanes?: number } = {}): DevtoolsModel {
-  const maxLanes = options.maxLanes ?? 200;
-  const problem =
-    typeof engine?.inspect !== 'function'
-      ? (['engine', 'must be a Stitch engine (createEngine())'] as const)
-      : !(Number.isInteger(maxLanes) && maxLanes > 0)
-        ? (['maxLanes', 'must be a positive integer'] as const)
-        : undefined;
-  if (problem) {
-    const [field, message] = problem;
-    throw new StitchError({ kind: 'config', field, message: `\`${field}\` ${message}` });
-  }
+  const maxLanes = checkModel(engine, options.maxLanes);
   const listeners = new Set<() => void>();
   const refetchers = new Map<string, { stitch: string; refetch: () => void }>();
   let snapshot = EMPTY;
@@ -200,22 +100,7 @@ export function createDevtoolsModel(engine: Engine, options: { maxLanes?: number
   const onRun = (event: StitchEvent) => {
     let { lanes } = snapshot;
     if (event.type === 'start') {
-      const lane: LaneView = {
-        run: event.run,
-        stitch: event.stitch,
-        method: event.method,
-        url: event.url,
-        status: 'started',
-        attempts: [],
-        leader: undefined,
-        joiners: [],
-        retries: 0,
-        cancel: undefined,
-        error: undefined,
-        done: false,
-        events: [event],
-      };
-      lanes = [...lanes.slice(Math.max(0, lanes.length + 1 - maxLanes)), lane];
+      lanes = [...lanes.slice(Math.max(0, lanes.length + 1 - maxLanes)), startLane(event)];
     } else {
       const index = indexOfRun(lanes, event.run);
       const lane = lanes[index];

@@ -3,13 +3,14 @@ import type { Admission, Circuit, CircuitOutcome } from './circuit';
 import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
-import { redactHeaders, redactUrl, safely, scrub, secretValues } from './events';
+import { redactHeaders, safely, scrub, secretValues } from './events';
+import { lastOne } from './memo';
 import { addHeaders, type HeadersHook } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { isRetryable, parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry';
-import type { RateWaiter } from './shared';
+import type { SharedThrottle } from './shared';
 import type { StitchDefinition } from './stitch';
 import type { Release, Throttle } from './throttle';
 import { type Deadline, startDeadline } from './timeout';
@@ -21,8 +22,8 @@ export interface EngineParts {
   readonly circuit: Circuit;
   readonly throttle: Throttle;
   readonly budget: RetryBudget;
-  /** Waits for a grant of a rate shared across processes, when the store can share one. */
-  readonly rates: RateWaiter | undefined;
+  /** The throttle's parts shared across processes (rate, concurrency), when the store can share them. */
+  readonly sharedThrottle: SharedThrottle | undefined;
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */
@@ -45,16 +46,25 @@ export interface ExecutionContext<TData> {
   readonly run: string;
   readonly definition: StitchDefinition<TData, never>;
   readonly request: BuiltRequest;
+  /** The request's URL as events and errors show it (secrets redacted), worked out once. */
+  readonly url: string;
   readonly idempotencyKey: string | undefined;
   /** The retry policy that applies: a write retries only when it carries an idempotency key. */
   readonly retry: RetryPolicy;
+  /** Aborts when the last caller leaves, or when `total` expires. */
   readonly signal: AbortSignal;
+  /** The whole call's deadline, on `signal` itself (the execution's one controller). */
+  readonly total: Deadline;
   readonly parts: EngineParts;
   readonly state: ExecutionState;
   readonly emit: (event: EventPayload) => void;
 }
 
-/** How one attempt ended. `aborted`: the execution's own signal aborted, so nobody waits for it. */
+/** Whether the execution's last caller has left (its signal aborted, not by its deadline): nobody waits. */
+export const left = (context: ExecutionContext<unknown>): boolean =>
+  context.signal.aborted && !context.total.expired;
+
+/** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
 export type AttemptResult<TData> =
   | { type: 'success'; data: TData }
   | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
@@ -67,13 +77,13 @@ export function failure<TData>(
   message: string,
   extra: Partial<ConstructorParameters<typeof StitchError>[0]> = {},
 ): StitchError {
-  const { state, definition, request } = context;
+  const { state, definition } = context;
   const details = {
     kind,
     message,
     attempts: state.attempts,
     requests: state.requests,
-    url: redactUrl(request.url, context.parts.secret),
+    url: context.url,
     stitch: definition.name,
     idempotencyKey: context.idempotencyKey,
     ...extra,
@@ -87,7 +97,8 @@ export function failure<TData>(
     : error;
 }
 
-const origin = (url: string) => new URL(url).origin;
+/** The origin of a URL, parsed once for the throttle, the breaker and the retry budget of a call. */
+export const origin = lastOne((url) => new URL(url).origin);
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
@@ -107,38 +118,20 @@ async function takeSlot<TData>(
   if (!policy) return () => {};
   const key = policy.key ?? origin(context.request.url);
   const { parts } = context;
-  const queued = (position: number) => context.emit({ type: 'queued', key, position });
-  const options = { signal: total.signal, maxWait: total.remaining(), onQueued: queued };
+  const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
+  const { sharedThrottle } = parts;
+  const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
   try {
-    if (!(policy.rate && policy.shared && parts.rates))
+    if (!sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency)) {
       return await parts.throttle.acquire(key, policy, options);
-    // The concurrency slot here, then the rate's token from the store, held together.
-    const slot = await parts.throttle.acquire(key, { ...policy, rate: undefined }, options);
-    let token: Release;
-    try {
-      const maxWait = Math.min(policy.maxWait, total.remaining());
-      token = await parts.rates(key, policy.rate, { ...options, maxWait, onQueued: () => queued(1) });
-    } catch (error) {
-      if (total.signal.aborted || isStitchError(error)) {
-        slot(true);
-        throw error;
-      }
-      // Fail open to this process's own rate window: an unreachable store must not unleash it.
-      context.emit({ type: 'store', operation: 'rate', key, error: reasonMessage(error) });
-      token = await parts.throttle
-        .acquire(`${key} (rate, store failing)`, { ...policy, concurrency: Infinity }, options)
-        .catch((late: unknown) => {
-          slot(true);
-          throw late;
-        });
     }
-    return (unused) => {
-      token(unused);
-      slot(unused);
-    };
+    const maxWait = Math.min(policy.maxWait, options.maxWait);
+    return await sharedThrottle(parts.throttle, key, policy, { ...options, maxWait }, (operation, error) =>
+      context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
+    );
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
-    if (context.signal.aborted) throw error;
+    if (left(context)) throw error;
     const retryAfter = isStitchError(error) ? error.retryAfter : undefined;
     const message = total.expired
       ? 'the total deadline passed while waiting for a throttle slot'
@@ -204,7 +197,7 @@ export async function runAttempt<TData>(
   } catch (error) {
     // An abort or the total deadline land here; anything else is not ours to swallow.
     if (total.expired) return timedOut(context, total, attempt, false);
-    if (context.signal.aborted) return { type: 'aborted' };
+    if (left(context)) return { type: 'aborted' };
     throw error;
   } finally {
     // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
@@ -237,14 +230,14 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   if (context.idempotencyKey !== undefined) {
     headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
   }
-  const { headers: hook, secret } = context.parts;
+  const { headers: hook } = context.parts;
   if (hook) {
     const outgoing = {
       run: context.run,
       stitch: definition.name,
       attempt,
       method: request.method,
-      url: redactUrl(request.url, secret),
+      url: context.url,
     };
     addHeaders(hook, outgoing, headers);
   }
@@ -265,7 +258,7 @@ async function dispatch<TData>(
   total: Deadline,
 ): Promise<[CircuitOutcome, AttemptResult<TData>]> {
   const { state, definition, parts, request } = context;
-  if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
+  if (left(context)) return ['neutral', { type: 'aborted' }];
   const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
   try {
     const headers = attemptHeaders(context, attempt);
@@ -274,7 +267,7 @@ async function dispatch<TData>(
       type: 'request',
       attempt,
       method: request.method,
-      url: redactUrl(request.url, parts.secret),
+      url: context.url,
       headers: redactHeaders(headers, parts.secret),
       ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
     });
@@ -314,7 +307,7 @@ async function dispatch<TData>(
     );
     return ['success', { type: 'success', data }];
   } catch (error) {
-    if (context.signal.aborted) return ['neutral', { type: 'aborted' }];
+    if (left(context)) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
       const invalid = failure(context, 'invalid', error.message, {
         cause: error.issues ?? error,
@@ -329,12 +322,7 @@ async function dispatch<TData>(
     if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
     if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
     state.ambiguous = true;
-    const network = failure(
-      context,
-      'network',
-      `${request.method} ${redactUrl(request.url, parts.secret)} failed`,
-      { cause: error },
-    );
+    const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();

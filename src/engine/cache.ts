@@ -108,6 +108,9 @@ export type CacheObserver = (key: string, snapshot: CacheSnapshot | undefined, r
  */
 export function createCache(clock: Clock, maxEntries: number, observe?: CacheObserver) {
   const entries = new Map<string, Entry>();
+  // The entries nobody subscribes to, least recently used first: the only ones eviction may take,
+  // so it never walks past subscribed keys, however many there are.
+  const idle = new Map<string, Entry>();
 
   const touch = (key: string): Entry => {
     let entry = entries.get(key);
@@ -115,16 +118,19 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     else entry = { snapshot: EMPTY, listeners: new Set() };
     // Map order is insertion order: re-inserting makes this the most recently used.
     entries.set(key, entry);
+    if (entry.listeners.size === 0) {
+      idle.delete(key);
+      idle.set(key, entry);
+    }
     return entry;
   };
 
   const evict = () => {
-    for (const [key, entry] of entries) {
+    for (const [key] of idle) {
       if (entries.size <= maxEntries) return;
-      if (entry.listeners.size === 0) {
-        entries.delete(key);
-        observe?.(key, undefined, 0);
-      }
+      idle.delete(key);
+      entries.delete(key);
+      observe?.(key, undefined, 0);
     }
   };
 
@@ -137,7 +143,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     if (same) return;
     entry.snapshot = Object.freeze(next);
     evict();
-    for (const listener of [...entry.listeners]) listener();
+    if (entry.listeners.size > 0) for (const listener of [...entry.listeners]) listener();
     observe?.(key, entry.snapshot, entry.listeners.size);
   };
 
@@ -175,9 +181,13 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);
       entry.listeners.add(listener);
+      idle.delete(key);
       observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
-        if (entry.listeners.delete(listener)) observe?.(key, entry.snapshot, entry.listeners.size);
+        if (!entry.listeners.delete(listener)) return;
+        // The last reader gone, the entry may be evicted again, as the most recently used.
+        if (entry.listeners.size === 0 && entries.get(key) === entry) idle.set(key, entry);
+        observe?.(key, entry.snapshot, entry.listeners.size);
       };
     },
     /** Every entry, least recently used first, with its number of subscribers. */

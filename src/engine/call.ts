@@ -11,9 +11,11 @@ import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import type { Ledger } from './ledger';
+import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
-import { type RunTally, StitchRun } from './run';
+import { emitTo, finishRun, type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
+import { startDeadline } from './timeout';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -33,8 +35,8 @@ export function cacheKey<TInput extends StitchInput>(
   definition: StitchDefinition<unknown, TInput>,
   input: TInput | undefined,
 ): string | undefined {
-  if (!definition.cache) return undefined;
-  return keys.keyOf(definition.name, definition.cache.scope?.(input) ?? '', input);
+  if (definition.kind === 'write') return undefined;
+  return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input);
 }
 
 /**
@@ -49,6 +51,8 @@ export function createCall(deps: CallDeps) {
   const revalidating = new Set<string>();
   const tracked = new Map<string, { running: number; started: number; stored: number }>();
   let runs = 0;
+  /** A URL as events show it, secrets redacted. */
+  const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
 
   /**
    * Keeps one definition per name. A new definition under a known name replaces the old one and
@@ -113,7 +117,7 @@ export function createCall(deps: CallDeps) {
     try {
       return checkThenStart(run, definition, input, options);
     } catch (error) {
-      run.finish({ ok: false, error: asConfigError(error, definition.name) }, emptyTally());
+      finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, emptyTally());
       return run;
     }
   }
@@ -130,8 +134,8 @@ export function createCall(deps: CallDeps) {
     const checked = checkInput(definition.name, definition.input, input);
     const proceed = (result: CheckedInput) => {
       if (result.ok) return start(run, tally, definition, input, result.value, options);
-      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
-      run.finish({ ok: false, error: result.error }, tally);
+      emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
+      finishRun(run, { ok: false, error: result.error }, tally);
       return run;
     };
     if (!(checked instanceof Promise)) return proceed(checked);
@@ -150,8 +154,8 @@ export function createCall(deps: CallDeps) {
       },
       (reason: unknown) => {
         // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
-        const url = redactUrl(definition.url, parts.secret);
-        run.emit({ type: 'start', method: definition.method, url });
+        const url = shownUrl(definition.url);
+        emitTo(run, { type: 'start', method: definition.method, url });
         cancelRun(run, tally, definition, reason, { url });
       },
     );
@@ -191,18 +195,19 @@ export function createCall(deps: CallDeps) {
       );
       key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
     } catch (error) {
-      run.emit({ type: 'start', method: definition.method, url: redactUrl(definition.url, parts.secret) });
-      run.finish({ ok: false, error: asConfigError(error, definition.name) }, tally);
+      emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
+      finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
-    run.emit({ type: 'start', method: request.method, url: redactUrl(request.url, parts.secret) });
+    const shown = shownUrl(request.url);
+    emitTo(run, { type: 'start', method: request.method, url: shown });
     const { idempotencyKey } = tally;
 
     const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) =>
       cancelRun(run, tally, definition, reason, {
         state,
         reference,
-        url: redactUrl(request.url, parts.secret),
+        url: shown,
         idempotencyKey,
       });
 
@@ -215,10 +220,10 @@ export function createCall(deps: CallDeps) {
     if (key !== undefined && definition.cache && !options.revalidate) {
       const freshness = cache.freshness(key, definition.cache as never);
       if (freshness !== 'none') {
-        run.emit({ type: 'cache', hit: freshness });
+        emitTo(run, { type: 'cache', hit: freshness });
         tally.source = freshness === 'fresh' ? 'cache' : 'stale';
         if (freshness === 'stale') revalidate(key, definition, input);
-        run.finish({ ok: true, data: cache.snapshot<TData>(key).data as TData }, tally);
+        finishRun(run, { ok: true, data: cache.snapshot<TData>(key).data as TData }, tally);
         return run;
       }
     }
@@ -236,25 +241,28 @@ export function createCall(deps: CallDeps) {
     const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
     const recorded =
       idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
-    const listener = (event: EventPayload, trace: boolean) => run.emit(event, trace);
-    const reference = coalescer.join<TData>(shareKey, run.id, listener, (executionSignal, emit) => {
+    const listener = (event: EventPayload, trace: boolean) => emitTo(run, event, trace);
+    const reference = coalescer.join<TData>(shareKey, run.id, listener, (controller, emit) => {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
+      // The whole call's deadline runs on the execution's own controller: no second one per call.
+      const total = startDeadline(parts.clock, 'total', definition.timeout.total, controller);
       const context: ExecutionContext<TData> = {
         run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
         request,
+        url: shown,
         idempotencyKey,
         retry,
-        signal: executionSignal,
+        signal: controller.signal,
+        total,
         parts,
         state,
         emit,
       };
       const result =
-        recorded !== undefined
-          ? ledger.run(context, recorded, (total) => execute(context, total))
-          : execute(context);
+        recorded !== undefined ? ledger.run(context, recorded, () => execute(context)) : execute(context);
+      result.then(total.dispose);
       if (key !== undefined) {
         track(key, result);
         const read = key;
@@ -270,7 +278,7 @@ export function createCall(deps: CallDeps) {
     });
     if (reference.joined) {
       tally.source = 'coalesced';
-      run.emit({ type: 'coalesce', leader: reference.shared.leader });
+      emitTo(run, { type: 'coalesce', leader: reference.shared.leader });
     }
 
     let left = false;
@@ -288,8 +296,8 @@ export function createCall(deps: CallDeps) {
       Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
       reference.release(undefined);
       if (result.type === 'success' && result.recorded) tally.source = 'recorded';
-      if (result.type === 'success') run.finish({ ok: true, data: result.data }, tally);
-      else if (result.type === 'failure') run.finish({ ok: false, error: result.error }, tally);
+      if (result.type === 'success') finishRun(run, { ok: true, data: result.data }, tally);
+      else if (result.type === 'failure') finishRun(run, { ok: false, error: result.error }, tally);
     });
     return run;
   }
@@ -359,7 +367,7 @@ function cancelRun<TData>(
   const dispatched = requests > 0;
   const attempt = state?.attempts ?? 0;
   const shared = where.reference?.release(reason) ?? false;
-  run.emit({ type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
+  emitTo(run, { type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
   safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
   Object.assign(tally, { attempts: attempt, requests, status: state?.status });
   const error = new StitchError({
@@ -374,7 +382,7 @@ function cancelRun<TData>(
     stitch: definition.name,
     idempotencyKey: where.idempotencyKey,
   });
-  run.finish({ ok: false, error }, tally);
+  finishRun(run, { ok: false, error }, tally);
 }
 
 const emptyTally = (): RunTally => ({
@@ -417,6 +425,6 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
  */
 export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
   const run = new StitchRun<TData>('r0', stitch, clock, undefined);
-  run.finish({ ok: false, error: asConfigError(error, stitch) }, emptyTally());
+  finishRun(run, { ok: false, error: asConfigError(error, stitch) }, emptyTally());
   return run;
 }

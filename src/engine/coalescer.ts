@@ -30,9 +30,13 @@ export interface Reference<TData> {
   release(reason: unknown): boolean;
 }
 
-/** Starts an execution on a signal no caller owns, emitting to every reference. */
+/**
+ * Starts an execution on a controller no caller owns, emitting to every reference. The execution
+ * may abort the controller itself (its total deadline does); the coalescer aborts it when the
+ * last reference lets go.
+ */
 export type Starter<TData> = (
-  signal: AbortSignal,
+  controller: AbortController,
   emit: (event: EventPayload) => void,
 ) => { state: ExecutionState; result: Promise<ExecutionResult<TData>> };
 
@@ -62,8 +66,6 @@ export interface Coalescer {
    * and their references end as cancelled.
    */
   detach(matches: (key: string) => boolean, reason?: unknown): void;
-  /** Whether an execution for `key` is in flight. */
-  inFlight(key: string): boolean;
 }
 
 /**
@@ -89,7 +91,7 @@ export function createCoalescer(): Coalescer {
         trace = false;
       }
     };
-    const { state, result } = start(controller.signal, emit);
+    const { state, result } = start(controller, emit);
     const shared = { leader: run, state, result, signal: controller.signal };
     const entry: Entry = { shared, controller, listeners, settled: false };
     const forget = () => {
@@ -131,6 +133,5 @@ export function createCoalescer(): Coalescer {
         if (reason !== undefined) entry.controller.abort(reason);
       }
     },
-    inFlight: (key) => entries.has(key),
   };
 }

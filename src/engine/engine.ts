@@ -13,7 +13,7 @@ import { createLedger } from './ledger';
 import { checkHeadersHook, type HeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
-import { boundedShared, isSharedState, type SharedState, sharedRates, storeState } from './shared';
+import { boundedShared, isSharedState, type SharedState, sharedThrottle, storeState } from './shared';
 import type { StitchDefinition, StitchEngineLike } from './stitch';
 import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
 import { createThrottle } from './throttle';
@@ -159,7 +159,7 @@ export function createEngine(options?: EngineOptions): Engine {
       shared.budget && shared.shareBudget
         ? shared.shareBudget({ budget: shared.budget }, createRetryBudget(clock), clock)
         : createRetryBudget(clock),
-    rates: sharedRates(shared, clock),
+    sharedThrottle: sharedThrottle(shared, clock),
     secret,
     headers: checkHeadersHook(options?.headers),
   };

@@ -1,7 +1,7 @@
 import type { StitchErrorKind, TimeoutPhase } from './errors';
 
 /** What a `store` event's failed operation was for. */
-export type StoreOperation = 'circuit' | 'rate' | 'budget' | 'idempotency';
+export type StoreOperation = 'circuit' | 'rate' | 'concurrency' | 'budget' | 'idempotency';
 
 /** Where a run was when its caller cancelled it. */
 export type CancelPhase = 'queued' | 'before-dispatch' | 'in-flight' | 'body' | 'backoff';
@@ -181,12 +181,15 @@ export function secretValues(headers: Headers, url: string, secret: ReadonlySet<
   headers.forEach((value, name) => {
     if (secret.has(name)) add(value);
   });
-  const parsed = new URL(url);
-  parsed.searchParams.forEach((value, name) => {
-    if (secret.has(name.toLowerCase())) add(value);
-  });
-  add(decodeURIComponent(parsed.username));
-  add(decodeURIComponent(parsed.password));
+  // Only a query or userinfo can carry a secret in the URL: skip the parse on the common path.
+  if (url.includes('?') || url.includes('@')) {
+    const parsed = new URL(url);
+    parsed.searchParams.forEach((value, name) => {
+      if (secret.has(name.toLowerCase())) add(value);
+    });
+    add(decodeURIComponent(parsed.username));
+    add(decodeURIComponent(parsed.password));
+  }
   return [...values];
 }
 

@@ -1,10 +1,10 @@
 import { raceAbort } from './abort';
-import { type AttemptResult, type ExecutionContext, failure, runAttempt } from './attempt';
+import { type AttemptResult, type ExecutionContext, failure, left, origin, runAttempt } from './attempt';
 import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
 import { summarize } from './run';
-import { type Deadline, startDeadline } from './timeout';
+import type { Deadline } from './timeout';
 
 /** An execution's end. `aborted`: its own signal aborted (its last caller left); nobody waits. */
 export type ExecutionResult<TData> =
@@ -17,25 +17,20 @@ export type ExecutionResult<TData> =
  * The shared part of a call: the total deadline around the attempt loop (retry, backoff sleep,
  * retry budget). A caller's abort reaches it only as an abort of `context.signal`, which it
  * checks before any hook, event or sleep, so a cancellation is never retried or reported as an
- * error here.
- * @param deadline the total deadline, when the caller started it (to wait on an idempotency
- * record first); else it starts here and ends with the loop.
+ * error here. The total deadline is the context's, started with the execution.
  */
-export async function execute<TData>(
-  context: ExecutionContext<TData>,
-  deadline?: Deadline,
-): Promise<ExecutionResult<TData>> {
+export async function execute<TData>(context: ExecutionContext<TData>): Promise<ExecutionResult<TData>> {
   const { definition, parts, retry } = context;
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
-  const budgetKey = definition.circuit?.key ?? new URL(context.request.url).origin;
+  const budgetKey = definition.circuit?.key ?? origin(context.request.url);
   if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
-  const total = deadline ?? startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+  const { total } = context;
   let previous: StitchError | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
       const result: AttemptResult<TData> = await runAttempt(context, attempt, total);
       // Law 4: once the last caller has left, nothing is delivered, so nothing gets cached.
-      if (context.signal.aborted) return { type: 'aborted' };
+      if (left(context)) return { type: 'aborted' };
       if (result.type !== 'failure') return result;
       // This call's own failures opened the breaker: report what the vendor said, not 'circuit-open'.
       const error = result.error.kind === 'circuit-open' && previous ? previous : result.error;
@@ -60,7 +55,7 @@ export async function execute<TData>(
         try {
           fits = typeof asking === 'boolean' ? asking : await raceAbort(asking, total.signal);
         } catch {
-          if (context.signal.aborted) return { type: 'aborted' };
+          if (left(context)) return { type: 'aborted' };
           return expiredTotal(context, total, attempt);
         }
         if (!fits) return fail(context, error);
@@ -71,17 +66,15 @@ export async function execute<TData>(
       try {
         await parts.clock.sleep(next.delay, total.signal);
       } catch {
-        if (context.signal.aborted) return { type: 'aborted' };
+        if (left(context)) return { type: 'aborted' };
         return expiredTotal(context, total, attempt);
       }
     }
   } catch (error) {
     // Only a defect can land here; a run must still settle, and say why.
-    if (context.signal.aborted) return { type: 'aborted' };
+    if (left(context)) return { type: 'aborted' };
     const message = `stitch '${definition.name}' failed unexpectedly: ${(error as Error)?.message ?? String(error)}`;
     return fail(context, failure(context, 'config', message, { cause: error, retryable: false }));
-  } finally {
-    if (!deadline) total.dispose();
   }
 }
 

@@ -20,18 +20,25 @@ function hash(text: string): string {
 }
 
 /**
- * Plain data in a canonical shape: objects become sorted `[key, value]` lists, so a key named
- * `__proto__` or `constructor` is just data and can never reach a prototype.
+ * Plain data as canonical JSON: an object is a sorted `["o", [key, value], …]` list, an array
+ * `["a", …]`, so a key named `__proto__` or `constructor` is just data and can never reach a
+ * prototype, and an array of pairs can never read as the object it resembles. Written straight
+ * to a string (no intermediate arrays): it runs on every call.
  */
-function canonical(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value === undefined ? null : value;
-  // Tagged, so an array of pairs can never read as the object it resembles.
-  if (Array.isArray(value)) return ['a', ...value.map(canonical)];
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => [key, canonical((value as Record<string, unknown>)[key])]);
-  return ['o', ...entries];
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '["a"';
+    for (const item of value) out += `,${canonical(item)}`;
+    return `${out}]`;
+  }
+  out = '["o"';
+  for (const key of Object.keys(value).sort()) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) out += `,[${JSON.stringify(key)},${canonical(field)}]`;
+  }
+  return `${out}]`;
 }
 
 /**
@@ -63,8 +70,8 @@ export function createKeys(secret: ReadonlySet<string>) {
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
       const query =
         input?.query && Object.fromEntries(Object.entries(input.query).map(([k, v]) => [k, hidden(k, v)]));
-      const shape = [input?.params, query, input?.body].map(canonical);
-      return JSON.stringify([name, scope, ...shape, headers]);
+      const shape = `${canonical(input?.params)},${canonical(query)},${canonical(input?.body)}`;
+      return `[${JSON.stringify(name)},${JSON.stringify(scope)},${shape},${JSON.stringify(headers)}]`;
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */
     belongsTo(key: string, name: string): boolean {

@@ -9,14 +9,13 @@
  *   B:            claim ─ pending ─ pause ·········· (woken or polled) ─ claim ─ done: A's data
  */
 import { linkSignals, raceAbort } from './abort';
-import type { ExecutionContext } from './attempt';
+import { type ExecutionContext, left } from './attempt';
 import type { Clock } from './clock';
 import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execute';
 import { mintKey } from './idempotency';
 import { isPlainData } from './keys';
 import type { Claim, SharedState } from './shared';
-import { type Deadline, startDeadline } from './timeout';
 
 /** How long a claim holds a key beyond the call's total deadline (or alone, without one). */
 const LEASE_MARGIN = 5_000;
@@ -28,14 +27,14 @@ const LAST_PAUSE = 500;
 /** Runs keyed calls through their records. */
 export interface Ledger {
   /**
-   * Runs `send` (the attempt loop, on the deadline it is given) under the record of the call's
+   * Runs `send` (the attempt loop, on the context's total deadline) under the record of the call's
    * idempotency key, scoped by stitch name, unless the record answers first. A recorded success
    * comes back with `recorded: true`; a success is recorded for `ttl` ms.
    */
   run<TData>(
     context: ExecutionContext<TData>,
     ttl: number,
-    send: (total: Deadline) => Promise<ExecutionResult<TData>>,
+    send: () => Promise<ExecutionResult<TData>>,
   ): Promise<ExecutionResult<TData>>;
 }
 
@@ -71,73 +70,69 @@ export function createLedger(shared: SharedState): Ledger {
     async run<TData>(
       context: ExecutionContext<TData>,
       ttl: number,
-      send: (total: Deadline) => Promise<ExecutionResult<TData>>,
+      send: () => Promise<ExecutionResult<TData>>,
     ): Promise<ExecutionResult<TData>> {
       const { definition, parts } = context;
       const key = context.idempotencyKey as string;
       // Another stitch (another endpoint) may use the same key for something else.
       const recordKey = `${definition.name}:${key}`;
-      const total = startDeadline(parts.clock, 'total', definition.timeout.total, context.signal);
+      const { total } = context;
       const lease = (definition.timeout.total ?? LEASE_UNBOUNDED - LEASE_MARGIN) + LEASE_MARGIN;
       const owner = mintKey();
       const storeError = (error: unknown) =>
         context.emit({ type: 'store', operation: 'idempotency', key, error: reasonMessage(error) });
       const stopped = (): ExecutionResult<TData> =>
-        context.signal.aborted ? { type: 'aborted' } : expiredTotal(context, total, 0);
-      try {
-        for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
-          let claim: Claim;
-          const claiming = shared.claim(recordKey, owner, lease);
-          // A claim that lands after the call stopped waiting for it (its caller left, or the store
-          // was too slow) must not hold the key until its lease ends: it is settled as it ended.
-          const settleLate = (outcome: { data: unknown } | undefined) =>
-            claiming
-              .then((late) =>
-                late.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
-              )
-              .then(
-                () => wake(recordKey),
-                () => wake(recordKey),
-              );
-          try {
-            claim = await raceAbort(claiming, total.signal);
-          } catch (error) {
-            if (total.signal.aborted) {
-              settleLate(undefined);
-              return stopped();
-            }
-            // Fail open: an unreachable store must not stop the write, only its de-duplication.
-            storeError(error);
-            const result = await send(total);
-            settleLate(recordedOutcome(result));
-            return result;
-          }
-          if (claim.status === 'done') {
-            context.emit({ type: 'idempotency', key, status: 'recorded' });
-            return { type: 'success', data: claim.data as TData, recorded: true };
-          }
-          if (claim.status === 'claimed') {
-            const result = await send(total);
-            const outcome = recordedOutcome(result);
-            // The record is written even when the caller has gone; only the wait for it is bounded.
-            const settling = shared.settle(recordKey, owner, outcome, ttl).then(
-              () => undefined,
-              (error: unknown) => ({ error }),
+        left(context) ? { type: 'aborted' } : expiredTotal(context, total, 0);
+      for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
+        let claim: Claim;
+        const claiming = shared.claim(recordKey, owner, lease);
+        // A claim that lands after the call stopped waiting for it (its caller left, or the store
+        // was too slow) must not hold the key until its lease ends: it is settled as it ended.
+        const settleLate = (outcome: { data: unknown } | undefined) =>
+          claiming
+            .then((late) =>
+              late.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
+            )
+            .then(
+              () => wake(recordKey),
+              () => wake(recordKey),
             );
-            settling.then(() => wake(recordKey));
-            const failed = await raceAbort(settling, total.signal).catch(() => undefined);
-            if (failed) storeError(failed.error);
-            return result;
-          }
-          if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
-          try {
-            await pause(parts.clock, recordKey, wait, total.signal);
-          } catch {
+        try {
+          claim = await raceAbort(claiming, total.signal);
+        } catch (error) {
+          if (total.signal.aborted) {
+            settleLate(undefined);
             return stopped();
           }
+          // Fail open: an unreachable store must not stop the write, only its de-duplication.
+          storeError(error);
+          const result = await send();
+          settleLate(recordedOutcome(result));
+          return result;
         }
-      } finally {
-        total.dispose();
+        if (claim.status === 'done') {
+          context.emit({ type: 'idempotency', key, status: 'recorded' });
+          return { type: 'success', data: claim.data as TData, recorded: true };
+        }
+        if (claim.status === 'claimed') {
+          const result = await send();
+          const outcome = recordedOutcome(result);
+          // The record is written even when the caller has gone; only the wait for it is bounded.
+          const settling = shared.settle(recordKey, owner, outcome, ttl).then(
+            () => undefined,
+            (error: unknown) => ({ error }),
+          );
+          settling.then(() => wake(recordKey));
+          const failed = await raceAbort(settling, total.signal).catch(() => undefined);
+          if (failed) storeError(failed.error);
+          return result;
+        }
+        if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
+        try {
+          await pause(parts.clock, recordKey, wait, total.signal);
+        } catch {
+          return stopped();
+        }
       }
     },
   };

@@ -29,7 +29,7 @@ export function prefetch<TData, TInput extends StitchInput>(
   options: PrefetchOptions = {},
 ): Promise<SafeResult<TData>> {
   const { name } = stitch.definition;
-  if (!stitch.definition.cache) {
+  if (stitch.definition.kind === 'write') {
     const error = configError(name, 'method', 'prefetch applies to reads (GET, HEAD): writes are not cached');
     return Promise.resolve({ ok: false, data: null, error });
   }

@@ -53,9 +53,13 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
   } finally {
     release(reader, signal);
   }
+  // Most answers come in one chunk: decoded in one go, with no streaming state to keep.
+  if (chunks.length === 1) return whole.decode(chunks[0]);
   const decoder = new TextDecoder();
   return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
 }
+
+const whole = new TextDecoder();
 
 /**
  * The start of an error response's body, for `StitchError.body`. Reads only what it keeps, then

@@ -55,6 +55,24 @@ export function summarize(error: StitchError): ErrorSummary {
   return summary;
 }
 
+interface RunInternals {
+  emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean): void;
+  finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
+}
+
+let internals: RunInternals;
+
+/**
+ * Logs an event on `run`, stamped with its identity and time when read; `trace: false` keeps it
+ * from the sinks (a shared execution's event is traced through one of its runs only).
+ */
+export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true): void =>
+  internals.emit(run, payload, trace);
+
+/** Settles `run` once, with its closing events; later calls are ignored. */
+export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
+  internals.finish(run as StitchRun<unknown>, result, tally);
+
 /**
  * One call of a stitch: a real `Promise` of its data (`await`, `.then`, `.catch`, `.finally`,
  * `Promise.all` and `instanceof Promise` all work) over a single event log. It rejects with a
@@ -73,15 +91,15 @@ export class StitchRun<TData> extends Promise<TData> {
 
   /** This run's id, as its events carry it. */
   readonly id: string;
-  /** This run's events so far, in order. */
-  readonly events: StitchEvent[] = [];
+  // What happened and when, stamped into events only when someone looks (see `events`).
+  readonly #payloads: EventPayload[] = [];
+  readonly #times: number[] = [];
+  readonly #stamped: StitchEvent[] = [];
   readonly #stitch: string;
   readonly #clock: Clock;
   readonly #sink: ((event: StitchEvent) => void) | undefined;
   readonly #started: number;
-  readonly #settled: Promise<RunResult<TData>>;
   // Typed loosely on purpose: a parameter of TData here would make StitchRun<T> invariant in T.
-  #resolve!: (result: RunResult<unknown>) => void;
   readonly #fulfil: (data: unknown) => void;
   readonly #reject: (error: unknown) => void;
   #result: RunResult<TData> | undefined;
@@ -104,39 +122,61 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#clock = clock;
     this.#sink = sink;
     this.#started = clock.now();
-    this.#settled = new Promise((resolve) => {
-      this.#resolve = resolve as (result: RunResult<unknown>) => void;
-    });
+  }
+
+  static {
+    // The engine's hold on a run; not part of the run's public face.
+    internals = {
+      emit: (run, payload, trace) => run.#emit(payload, trace),
+      finish: (run, result, tally) => run.#finish(result, tally),
+    };
+  }
+
+  #emit(payload: EventPayload, trace: boolean): void {
+    this.#payloads.push(payload);
+    this.#times.push(this.#clock.now());
+    if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
+    if (this.#wake.size > 0) for (const wake of this.#wake) wake();
   }
 
   /**
-   * @internal Stamps an event with this run's identity and time and logs it; `trace: false` keeps
-   * it from the sinks (a shared execution's event is traced through one of its runs only).
+   * This run's events so far, in order (what its report and stream show). An event is stamped
+   * with the run's identity and time only when a sink, a stream, a report or this getter first
+   * reads it: nobody watching, nothing built.
    */
-  emit(payload: EventPayload, trace = true): void {
-    const event = { ...payload, at: this.#clock.now(), run: this.id, stitch: this.#stitch } as StitchEvent;
-    this.events.push(event);
-    if (trace) this.#sink?.(event);
-    for (const wake of this.#wake) wake();
+  get events(): readonly StitchEvent[] {
+    const stamped = this.#stamped;
+    for (let index = stamped.length; index < this.#payloads.length; index++) {
+      const at = this.#times[index] as number;
+      stamped.push({ ...this.#payloads[index], at, run: this.id, stitch: this.#stitch } as StitchEvent);
+    }
+    return stamped;
   }
 
-  /** @internal Settles the run once; later calls are ignored. */
-  finish(result: RunResult<TData>, tally: RunTally): void {
+  #finish(result: RunResult<TData>, tally: RunTally): void {
     if (this.#result) return;
     this.#result = result;
     this.#tally = tally;
     const outcome = outcomeOf(result);
-    if (outcome === 'success') this.emit({ type: 'success', status: tally.status });
-    else if (outcome === 'error' && !result.ok) this.emit({ type: 'error', error: summarize(result.error) });
-    this.emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started });
-    this.#resolve(result);
+    if (outcome === 'success') this.#emit({ type: 'success', status: tally.status }, true);
+    else if (outcome === 'error' && !result.ok)
+      this.#emit({ type: 'error', error: summarize(result.error) }, true);
+    this.#emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started }, true);
     if (result.ok) this.#fulfil(result.data);
     else this.#reject(result.error);
   }
 
+  /** Resolves with the result once the run settles (the run's own promise, never a rejection). */
+  #settled(): Promise<RunResult<TData>> {
+    return super.then(
+      () => this.#result as RunResult<TData>,
+      () => this.#result as RunResult<TData>,
+    );
+  }
+
   /** Like `await run`, but a failure or cancellation is a value: `{ ok: false, error }`. */
   async safe(): Promise<SafeResult<TData>> {
-    const result = await this.#settled;
+    const result = await this.#settled();
     return result.ok
       ? { ok: true, data: result.data, error: null }
       : { ok: false, data: null, error: result.error };
@@ -144,7 +184,7 @@ export class StitchRun<TData> extends Promise<TData> {
 
   /** Waits for this run to settle and describes it. */
   async report(): Promise<RunReport> {
-    const result = await this.#settled;
+    const result = await this.#settled();
     const tally = this.#tally as RunTally;
     const outcome = outcomeOf(result);
     const done = this.events.at(-1);
@@ -177,7 +217,7 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#wake.add(signal);
     try {
       for (;;) {
-        while (next < this.events.length) {
+        while (next < this.#payloads.length) {
           const event = this.events[next++] as StitchEvent;
           yield event;
           if (event.type === 'done') return;

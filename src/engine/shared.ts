@@ -1,6 +1,6 @@
 /**
  * Shared state: what the breaker, idempotency records, and (with a networked store) the throttle's
- * rate and the retry budget keep between calls, as a handful of atomic operations. The memory
+ * rate, its concurrency slots and the retry budget keep between calls, as a handful of atomic operations. The memory
  * store and any `Store` get them from {@link storeState}, built on `Store.update`; `stitch-fetch/redis`
  * implements them as Lua scripts, each one round trip, timed by the Redis server's clock (the
  * processes' own clocks cannot be compared).
@@ -8,8 +8,10 @@
 import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep } from './circuit';
 import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
+import type { StoreOperation } from './events';
 import type { RetryBudget } from './retry';
 import type { Store } from './store';
+import type { AcquireOptions, Release, Throttle, ThrottlePolicy } from './throttle';
 
 /** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
 export interface CircuitChange {
@@ -50,8 +52,9 @@ export interface BudgetLimits {
 }
 
 /**
- * The operations behind breakers, idempotency records, shared rates and retry budgets. Each one is
- * atomic where the state lives and keeps every entry under a time to live.
+ * The operations behind breakers, idempotency records, shared rates, shared concurrency slots and
+ * retry budgets. Each one is atomic where the state lives and keeps every entry under a time to
+ * live.
  */
 export interface SharedState {
   /** Applies `command` to the breaker of `key` and returns what it changed. */
@@ -71,34 +74,53 @@ export interface SharedState {
   /** Hands back grant `id` of `key` (nothing was sent under it). */
   returnRate?(key: string, id: string): Promise<void>;
   /**
+   * With `takeRate`: grant `id` of `key` was used and its request has ended, so the window
+   * counts it until `rate.per` from now (not from the grant; see docs/SCALING.md).
+   */
+  endRate?(key: string, id: string): Promise<void>;
+  /**
+   * Present only where several processes share the state. Takes (or, for an `id` that holds one,
+   * renews) a slot of `key` for `lease` ms when fewer than `limit` are held; resolves 0 when it
+   * holds it, else how many ms until the first lease ends.
+   */
+  takeSlot?(key: string, limit: number, id: string, lease: number): Promise<number>;
+  /** Frees slot `id` of `key`. */
+  returnSlot?(key: string, id: string): Promise<void>;
+  /**
    * Present only where several processes share the state. Adds `calls` to the budget of `key`;
    * with `retry`, also takes one retry if it fits and says whether it did.
    */
   budget?(key: string, limits: BudgetLimits, calls: number, retry: boolean): Promise<boolean>;
   /**
-   * With `takeRate`: waits (abortably, up to `options.maxWait`) for a grant of the shared rate over
-   * `store` (these operations, bounded by the engine). The code ships with the store, so an app
-   * whose store cannot share never bundles it.
+   * With the rate and slot operations: the throttle's shared parts over `store` (these operations,
+   * bounded by the engine). The code ships with the store, so an app whose store cannot share
+   * never bundles it.
    */
-  waitForRate?(
-    store: RateStore,
-    clock: Clock,
-    key: string,
-    rate: RateLimits,
-    options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
-  ): Promise<RateRelease>;
+  shareThrottle?(store: ThrottleStore, clock: Clock): SharedThrottle;
   /** With `budget`: the retry budget over `store`, falling back to `local` while it fails. */
   shareBudget?(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget;
 }
 
-/** The operations a shared rate needs. */
-export type RateStore = Required<Pick<SharedState, 'takeRate' | 'returnRate'>>;
+/** The operations a shared rate and a shared concurrency limit need. */
+export type ThrottleStore = Required<
+  Pick<SharedState, 'takeRate' | 'returnRate' | 'endRate' | 'takeSlot' | 'returnSlot'>
+>;
+
+/**
+ * Waits for a throttle slot of `policy` under `key` when the store shares part of the throttle:
+ * `throttle` is this process's own; `options.maxWait` bounds the whole wait; `onStoreError`
+ * hears a shared part's store failure, after which the call goes on without that part.
+ */
+export type SharedThrottle = (
+  throttle: Throttle,
+  key: string,
+  policy: ThrottlePolicy,
+  options: AcquireOptions & { signal: AbortSignal; maxWait: number },
+  onStoreError: (operation: StoreOperation, error: unknown) => void,
+) => Promise<Release>;
 
 /** The operation a shared retry budget needs. */
 export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
-
-/** Gives a shared rate's grant back when nothing was sent under it; calling it again does nothing. */
-export type RateRelease = (unused?: boolean) => void;
 
 /** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
 export function circuitTtl(limits: CircuitLimits): number {
@@ -181,31 +203,30 @@ export function boundedShared(
   shared: SharedState,
   bound: <T>(operation: () => Promise<T>) => Promise<T>,
 ): SharedState {
-  const { takeRate, returnRate, budget, waitForRate, shareBudget } = shared;
+  const { takeRate, returnRate, endRate, takeSlot, returnSlot, budget } = shared;
+  const { shareThrottle, shareBudget } = shared;
   return {
-    ...(waitForRate && { waitForRate }),
+    ...(shareThrottle && { shareThrottle }),
     ...(shareBudget && { shareBudget }),
     circuit: (key, command, limits) => bound(() => shared.circuit(key, command, limits)),
     claim: (key, owner, lease) => bound(() => shared.claim(key, owner, lease)),
     settle: (key, owner, outcome, ttl) => bound(() => shared.settle(key, owner, outcome, ttl)),
     ...(takeRate && { takeRate: (key, rate, id) => bound(() => takeRate.call(shared, key, rate, id)) }),
     ...(returnRate && { returnRate: (key, id) => bound(() => returnRate.call(shared, key, id)) }),
+    ...(endRate && { endRate: (key, id) => bound(() => endRate.call(shared, key, id)) }),
+    ...(takeSlot && {
+      takeSlot: (key, limit, id, lease) => bound(() => takeSlot.call(shared, key, limit, id, lease)),
+    }),
+    ...(returnSlot && { returnSlot: (key, id) => bound(() => returnSlot.call(shared, key, id)) }),
     ...(budget && {
       budget: (key, limits, calls, retry) => bound(() => budget.call(shared, key, limits, calls, retry)),
     }),
   };
 }
 
-/** Waits for a grant of a shared rate; see {@link SharedState.waitForRate}. */
-export type RateWaiter = (
-  key: string,
-  rate: RateLimits,
-  options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
-) => Promise<RateRelease>;
-
-/** The shared rate of `shared`, when it can share one across processes. */
-export function sharedRates(shared: SharedState, clock: Clock): RateWaiter | undefined {
-  const { takeRate, returnRate, waitForRate } = shared;
-  if (!takeRate || !returnRate || !waitForRate) return undefined;
-  return (key, rate, options) => waitForRate({ takeRate, returnRate }, clock, key, rate, options);
+/** The throttle's shared parts over `shared`, when it can share them across processes. */
+export function sharedThrottle(shared: SharedState, clock: Clock): SharedThrottle | undefined {
+  const { takeRate, returnRate, endRate, takeSlot, returnSlot, shareThrottle } = shared;
+  if (!takeRate || !returnRate || !endRate || !takeSlot || !returnSlot || !shareThrottle) return undefined;
+  return shareThrottle({ takeRate, returnRate, endRate, takeSlot, returnSlot }, clock);
 }

@@ -118,6 +118,8 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly method: HttpMethod;
   /** The full URL template (`baseUrl` joined in). */
   readonly url: string;
+  /** `'read'` (GET, HEAD: cached, shared, readable by `useStitch`) or `'write'` (the other methods). */
+  readonly kind: 'read' | 'write';
   readonly headers: Headers;
   readonly output: StandardSchemaV1<unknown, TData> | undefined;
   readonly input: StandardSchemaV1<TInput, StitchInput> | undefined;
@@ -129,7 +131,7 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly timeout: TimeoutPolicy;
   readonly circuit: CircuitPolicy | undefined;
   readonly throttle: ThrottlePolicy | undefined;
-  /** `undefined` for writes. */
+  /** `undefined` for writes (`kind: 'write'`). */
   readonly cache: CachePolicy<TInput> | undefined;
   readonly coalesce: boolean;
   readonly idempotency: IdempotencyPolicy<TInput> | undefined;
@@ -253,6 +255,7 @@ export function define<TData, TInput extends StitchInput>(
     name,
     method,
     url,
+    kind: isRead ? 'read' : 'write',
     headers,
     output: config.output,
     input: config.input,

@@ -21,11 +21,24 @@ export interface ThrottleOptions {
   /** Longest wait in the queue, in ms; `0` fails at once instead of queueing. @default Infinity */
   maxWait?: number;
   /**
-   * Whether `rate` holds across every process on the engine's store (`stitch-fetch/redis`); with a
-   * store that cannot share, it is per process whatever this says. `concurrency` is always per
-   * process. @default true when the store can share
+   * What holds across every process on the engine's store (`stitch-fetch/redis`). `true` shares
+   * the `rate`; `false` shares nothing; `{ concurrency: true }` also shares `concurrency`, so at
+   * most that many attempts run at once in all processes together (each slot a lease in the
+   * store, see docs/SCALING.md). With a store that cannot share, both are per process whatever
+   * this says. @default true (the rate is shared, `concurrency` is per process)
    */
-  shared?: boolean;
+  shared?: boolean | SharedThrottleOptions;
+}
+
+/** The object form of `throttle.shared`. */
+export interface SharedThrottleOptions {
+  /** Whether `rate` holds across processes. @default true */
+  rate?: boolean;
+  /**
+   * Whether `concurrency` holds across processes; it needs a finite `concurrency`. The limit
+   * still holds in each process when the store fails. @default false
+   */
+  concurrency?: boolean;
 }
 
 /** A validated `throttle` option, defaults filled in. */
@@ -38,8 +51,8 @@ export interface ThrottlePolicy {
   rate: { count: number; per: number } | undefined;
   /** @default Infinity */
   maxWait: number;
-  /** @default true (the rate is shared when the store can share it) */
-  shared: boolean;
+  /** What the store shares when it can. @default { rate: true, concurrency: false } */
+  shared: { rate: boolean; concurrency: boolean };
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -60,6 +73,29 @@ export function parseRate(rate: string): { count: number; per: number } | undefi
 
 const isPositiveInteger = (value: unknown): value is number =>
   Number.isInteger(value) && (value as number) > 0;
+
+/** Validates `throttle.shared`: a boolean, or `{ rate?, concurrency? }` of booleans. */
+function normalizeShared(
+  shared: ThrottleOptions['shared'],
+  concurrency: number | undefined,
+  stitchName: string,
+): ThrottlePolicy['shared'] {
+  if (shared === undefined || typeof shared === 'boolean') {
+    return { rate: shared ?? true, concurrency: false };
+  }
+  if (typeof shared !== 'object' || shared === null) {
+    throw configError(stitchName, 'throttle.shared', 'must be a boolean or { rate?, concurrency? }');
+  }
+  const { rate = true, concurrency: sharedConcurrency = false } = shared;
+  if (typeof rate !== 'boolean') throw configError(stitchName, 'throttle.shared.rate', 'must be a boolean');
+  if (typeof sharedConcurrency !== 'boolean') {
+    throw configError(stitchName, 'throttle.shared.concurrency', 'must be a boolean');
+  }
+  if (sharedConcurrency && concurrency === undefined) {
+    throw configError(stitchName, 'throttle.shared.concurrency', 'needs a `throttle.concurrency` to share');
+  }
+  return { rate, concurrency: sharedConcurrency };
+}
 
 /**
  * Validates a `throttle` option and fills its defaults.
@@ -94,9 +130,6 @@ export function normalizeThrottle(
   if (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)) {
     throw configError(stitchName, 'throttle.maxWait', 'must be a number of ms, 0 or more');
   }
-  if (shared !== undefined && typeof shared !== 'boolean') {
-    throw configError(stitchName, 'throttle.shared', 'must be a boolean');
-  }
   if (concurrency === undefined && parsed === undefined) {
     throw configError(stitchName, 'throttle', 'needs `concurrency` or `rate` (use `false` for no throttle)');
   }
@@ -105,7 +138,7 @@ export function normalizeThrottle(
     concurrency: concurrency ?? Infinity,
     rate: parsed,
     maxWait: maxWait ?? Infinity,
-    shared: shared ?? true,
+    shared: normalizeShared(shared, concurrency, stitchName),
   };
 }
 

@@ -4,9 +4,10 @@
  * @module stitch-fetch/react
  */
 export type { QueryControls, QueryResult, QueryStatus } from './observer';
-
+export { keepPreviousData, type PlaceholderData } from './placeholder';
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
+export type { FocusSource, OnlineSource, RefetchTriggers } from './triggers';
 export { skipToken, type UseStitchOptions, useStitch } from './useStitch';
 export type {
   MutateArgs,

@@ -1,6 +1,7 @@
 import { reasonMessage } from '../engine/errors';
 import { invoke } from '../engine/invoke';
 import {
+  type CacheSnapshot,
   type Engine,
   isAbortError,
   type LinkedSignal,
@@ -9,6 +10,7 @@ import {
   StitchError,
   type StitchInput,
 } from '../index';
+import { createPlaceholder, type PlaceholderData } from './placeholder';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
 export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
@@ -17,7 +19,7 @@ export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
 export interface QueryControls {
   /** Whether a request for this key is in flight (this hook's or another's). */
   isFetching: boolean;
-  /** Whether `data` is the previous key's, shown while this key loads (`keepPrevious`). */
+  /** Whether `data` is a placeholder shown while this key loads (`placeholderData`, `keepPrevious`). */
   isPlaceholder: boolean;
   /** Fetches this key again, skipping the cache (this hook's previous reference is let go). */
   refetch(): void;
@@ -32,7 +34,7 @@ export interface QueryControls {
 export type QueryResult<TData> = QueryControls &
   (
     | { status: 'idle'; data: undefined; error: null }
-    /** `data` is the previous key's while this one loads, with `keepPrevious` (`isPlaceholder`). */
+    /** `data` is a placeholder while this key loads, with `placeholderData` (`isPlaceholder`). */
     | { status: 'pending'; data: TData | undefined; error: null }
     | { status: 'success'; data: TData; error: null }
     /** `data` is what the key held before this hook's own request failed, if anything. */
@@ -52,8 +54,10 @@ export interface ObserverTarget<TData, TInput extends StitchInput> {
 }
 
 /** What a render asks of `result`: its own options, and the stitch's cache ttl. */
-export interface ResultView {
-  keepPrevious: boolean;
+export interface ResultView<TData> {
+  placeholderData: PlaceholderData<TData> | undefined;
+  /** `initialData` the hook will store for the key when it commits, if the key has none by then. */
+  initial: { data: TData; updatedAt: number } | undefined;
   debounce: number;
   staleTime: number;
   ttl: number;
@@ -83,12 +87,12 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   let watched: { key: string; stop: () => void } | undefined;
   let placeholder: { key: string; data: TData } | undefined;
   let last: QueryResult<TData> | undefined;
+  const placeholderOf = createPlaceholder<TData>();
 
-  /** Whether `key` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
-  const youngerThan = (key: string, ms: number) => {
-    const { updatedAt, stale } = engine.getSnapshot(key);
-    return ms > 0 && !stale && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
-  };
+  /** Whether `snapshot` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
+  const fresh = ({ updatedAt, stale }: CacheSnapshot<unknown>, ms: number) =>
+    ms > 0 && !stale && updatedAt !== undefined && engine.clock.now() - updatedAt < ms;
+  const youngerThan = (key: string, ms: number) => fresh(engine.getSnapshot(key), ms);
 
   const notify = () => {
     for (const listener of [...listeners]) listener();
@@ -130,10 +134,11 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   /** Lets go of the current work without ever showing its abort. */
-  const release = (reason: unknown) => {
+  /** Lets go of the current wait or request, if any; the reason is built only then (a DOMException is dear). */
+  const release = (reason: () => unknown) => {
     const current = phase;
     phase = { type: 'idle' };
-    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason);
+    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason());
   };
 
   const settle = (key: string, error: StitchError | null) => {
@@ -190,16 +195,16 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  /** Whether committing `key` will send a request (not debounced, no data young enough). */
-  const willFetch = (key: string | undefined, view: ResultView) =>
-    key !== undefined &&
+  /** Whether committing a key with `snapshot` will send a request (not debounced, no data young enough). */
+  const willFetch = (snapshot: CacheSnapshot<TData> | undefined, view: ResultView<TData>) =>
+    snapshot !== undefined &&
     view.debounce <= 0 &&
-    !youngerThan(key, view.staleTime) &&
-    !youngerThan(key, view.ttl);
+    !fresh(snapshot, view.staleTime) &&
+    !fresh(snapshot, view.ttl);
 
   const refetch = () => {
     if (!target || target.key === undefined) return;
-    release(superseded());
+    release(superseded);
     start(target, true);
   };
 
@@ -230,13 +235,27 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
         previous.signal === goal.signal &&
         previous.scope === goal.scope;
       if (same && phase.type !== 'idle') return;
-      release(superseded());
+      release(superseded);
       start(goal, false);
       notify();
     },
 
     mount() {
       mounted = true;
+    },
+
+    /**
+     * A refetch asked for by a trigger (focus, reconnect, a poll): none while this hook's own
+     * request or debounce is under way or its signal has aborted, nor, unless `always`, while its
+     * data is fresh (as on mount). It joins a request another reader has in flight for the key.
+     */
+    refetchInBackground(always: boolean) {
+      if (!mounted || target?.key === undefined || phase.type === 'waiting' || phase.type === 'fetching')
+        return;
+      const { key, staleTime, stitch, signal, scope } = target;
+      if (signal?.aborted || scope?.aborted) return;
+      const ttl = stitch.definition.cache?.ttl ?? 0;
+      if (always || !(youngerThan(key, staleTime) || youngerThan(key, ttl))) refetch();
     },
 
     /**
@@ -247,32 +266,36 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       mounted = false;
       queueMicrotask(() => {
         if (mounted) return;
-        release(unmounted());
+        release(unmounted);
         watch(undefined);
         target = undefined;
       });
     },
 
     /** The result for `key` as rendered now; the previous object when nothing changed. */
-    result(key: string | undefined, view: ResultView): QueryResult<TData> {
-      const { keepPrevious } = view;
-      const snapshot = key === undefined ? undefined : engine.getSnapshot<TData>(key);
+    result(key: string | undefined, view: ResultView<TData>): QueryResult<TData> {
+      const { initial } = view;
+      let snapshot = key === undefined ? undefined : engine.getSnapshot<TData>(key);
+      // Before the commit that stores `initialData`, show it as if it were stored already.
+      if (initial && snapshot?.data === undefined)
+        snapshot = { ...snapshot, ...initial } as CacheSnapshot<TData>;
       const own = phase.type !== 'idle' && phase.key === key ? phase : undefined;
       const error = own?.type === 'settled' ? own.error : null;
       let data = snapshot?.data;
-      // An idle hook shows nothing: keeping the previous data is for a key that is loading.
-      const isPlaceholder =
-        key !== undefined &&
-        data === undefined &&
-        keepPrevious &&
-        placeholder !== undefined &&
-        placeholder.key !== key;
-      if (isPlaceholder) data = placeholder?.data;
+      // An idle hook shows nothing: a placeholder is for a key that is loading.
+      if (key !== undefined && data === undefined && view.placeholderData !== undefined) {
+        data = placeholderOf(
+          view.placeholderData,
+          placeholder?.key === key ? undefined : placeholder?.data,
+          key,
+        );
+      }
+      const isPlaceholder = data !== snapshot?.data;
       const status: QueryStatus =
         key === undefined ? 'idle' : error ? 'error' : snapshot?.data !== undefined ? 'success' : 'pending';
       // Before the commit that starts this key's request, say it is fetching already: the start
       // itself then changes nothing the hook returns, and costs no second render.
-      const isFetching = (snapshot?.fetching ?? false) || (own === undefined && willFetch(key, view));
+      const isFetching = (snapshot?.fetching ?? false) || (own === undefined && willFetch(snapshot, view));
       if (
         last &&
         last.status === status &&

@@ -1,17 +1,24 @@
-import { useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
-import { type Stitch, StitchError, type StitchInput } from '../index';
+import { useContext, useEffect, useMemo } from 'react';
+import { useSyncExternalStoreWithSelector } from 'use-sync-external-store/with-selector';
+import { type Engine, type Stitch, StitchError, type StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { createObserver, type QueryResult } from './observer';
+import { keepPreviousData, type PlaceholderData } from './placeholder';
 import { useEngine } from './provider';
+import { createSelector, sameResult } from './select';
+import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
 
 /** Pass instead of an input to keep a hook idle: no request, `status: 'idle'`. */
 export const skipToken: unique symbol = Symbol.for('stitch.skipToken');
 
-/** Options of {@link useStitch}. */
-export interface UseStitchOptions {
+/** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
+export interface UseStitchOptions<TData = unknown, TSelected = TData> extends RefetchTriggers {
   /** An external signal (a route controller, say): its abort shows as this hook's error, reason intact. */
   signal?: AbortSignal;
-  /** Show the previous input's data (with `isPlaceholder`) while the new one loads. @default false */
+  /**
+   * Show the previous input's data (with `isPlaceholder`) while the new one loads: a shorthand
+   * for `placeholderData: (previous) => previous`, and it wins over `placeholderData`. @default false
+   */
   keepPrevious?: boolean;
   /** Wait this long (ms) after a re-key before sending; a re-key inside the window sends nothing. @default 0 */
   debounce?: number;
@@ -19,6 +26,37 @@ export interface UseStitchOptions {
   enabled?: boolean;
   /** Data younger than this (ms) is shown without a request on mount or re-key. @default 0 */
   staleTime?: number;
+  /**
+   * Projects the data: the hook returns `select(data)` as its `data`, and the component re-renders
+   * only when that value (by `Object.is`), the status, the error or a flag changes. `select` runs
+   * again only for new data or a new `select`; return a primitive or a memoized object.
+   */
+  select?: (data: TData) => TSelected;
+  /**
+   * Data for a key that has none yet, or a function making it (called once per key). It is stored
+   * in the cache as if fetched when the hook first rendered the key, so it is shown at once
+   * (`status: 'success'`) and, like fetched data, is fresh for `staleTime` (or the stitch's
+   * `cache.ttl`): with the default `staleTime: 0` the hook refetches it in the background at once
+   * (`isFetching: true`); with a longer one it sends nothing until the data is older than that.
+   */
+  initialData?: TData | (() => TData | undefined);
+  /**
+   * Shown with `isPlaceholder: true` while the key has no data: a value, or a function of the
+   * previous key's data (`undefined` if none). Never stored in the cache; `select` applies to it.
+   */
+  placeholderData?: PlaceholderData<TData>;
+}
+
+/** `initialData` for `key`, stamped now, unless the key holds data already. */
+function initialFor<TData>(
+  engine: Engine,
+  key: string | undefined,
+  given: UseStitchOptions<TData>['initialData'],
+) {
+  if (key === undefined || given === undefined || engine.getSnapshot(key).data !== undefined)
+    return undefined;
+  const data = typeof given === 'function' ? (given as () => TData | undefined)() : given;
+  return data === undefined ? undefined : { data, updatedAt: engine.clock.now() };
 }
 
 /**
@@ -28,16 +66,18 @@ export interface UseStitchOptions {
  * when it was the last one). Its own unmounts and re-keys never show as errors; an abort of
  * `options.signal` or a `cancel(reason)` does, with `error.cause === reason`.
  */
-export function useStitch<TData, TInput extends StitchInput>(
+export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   stitch: Stitch<TData, TInput>,
   input: TInput | typeof skipToken | null | undefined,
-  options: UseStitchOptions = {},
-): QueryResult<TData> {
+  options: UseStitchOptions<TData, TSelected> = {},
+): QueryResult<TSelected> {
   const engine = useEngine();
   const scope = useContext(ScopeContext);
+  const settings = useContext(TriggerContext);
   const observer = useMemo(() => createObserver<TData, TInput>(engine), [engine]);
+  const project = useMemo(() => createSelector<TData, TSelected>(), []);
   const { name, method } = stitch.definition;
-  if (!stitch.definition.cache) {
+  if (stitch.definition.kind === 'write') {
     throw new StitchError({
       kind: 'config',
       field: 'method',
@@ -48,15 +88,25 @@ export function useStitch<TData, TInput extends StitchInput>(
   const idle = input === skipToken || input === null || options.enabled === false;
   const value = idle ? undefined : (input as TInput | undefined);
   const key = idle ? undefined : engine.keyOf(stitch, value);
-  const { signal, debounce = 0, staleTime = 0, keepPrevious = false } = options;
+  const { signal, debounce = 0, staleTime = 0, select } = options;
+  const placeholderData = options.keepPrevious ? keepPreviousData<TData> : options.placeholderData;
+  // Read once per key, as the data a first fetch would have brought.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
+  const initial = useMemo(() => initialFor(engine, key, options.initialData), [engine, key]);
 
-  const ttl = stitch.definition.cache.ttl;
-  const read = () => observer.result(key, { keepPrevious, debounce, staleTime, ttl });
+  const ttl = stitch.definition.cache?.ttl ?? 0;
+  const read = () => observer.result(key, { placeholderData, initial, debounce, staleTime, ttl });
   // Called before the effects below on purpose: React hands the store its new `read` in a passive
   // effect of its own, and effects run in call order. Declared after them, a notification from
   // `observer.update` would reach React's previous `read` (the old key), whose different answer
   // costs a second commit.
-  const result = useSyncExternalStore(observer.subscribe, read, read);
+  const result = useSyncExternalStoreWithSelector(
+    observer.subscribe,
+    read,
+    read,
+    (full) => project(full, select),
+    sameResult,
+  );
 
   useEffect(() => {
     observer.mount();
@@ -66,8 +116,28 @@ export function useStitch<TData, TInput extends StitchInput>(
   // `value` is read through `key`: a new object with the same content is not a new input.
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
   useEffect(() => {
+    // Stored at commit, not during a render, where it would notify other components of the key.
+    if (initial && key !== undefined && engine.getSnapshot(key).data === undefined) {
+      engine.hydrate({ version: 1, entries: [[key, initial.data, initial.updatedAt]] });
+    }
     observer.update({ stitch, input: value, key, signal, scope, debounce, staleTime });
-  }, [observer, stitch, key, signal, scope, debounce, staleTime]);
+  }, [engine, observer, stitch, key, signal, scope, debounce, staleTime, initial]);
+
+  const { defaults, focus, online } = settings;
+  const refetchOnFocus = options.refetchOnFocus ?? defaults.refetchOnFocus ?? false;
+  const refetchOnReconnect = options.refetchOnReconnect ?? defaults.refetchOnReconnect ?? false;
+  const refetchInterval = options.refetchInterval ?? defaults.refetchInterval ?? 0;
+  useEffect(
+    () =>
+      watchTriggers(
+        engine,
+        key,
+        { refetchOnFocus, refetchOnReconnect, refetchInterval },
+        { focus, online },
+        observer,
+      ),
+    [engine, observer, key, refetchOnFocus, refetchOnReconnect, refetchInterval, focus, online],
+  );
 
   return result;
 }

@@ -1,8 +1,8 @@
 /**
  * `stitch-fetch/redis`: many processes, one truth. `createRedisStore(client)` gives an engine a
- * store that shares breakers (and their half-open lease), throttle rates, retry budgets and
- * idempotency records with every other process on the same Redis, through the user's own
- * `redis` or `ioredis` client. See docs/SCALING.md.
+ * store that shares breakers (and their half-open lease), throttle rates (and, when asked, throttle
+ * concurrency), retry budgets and idempotency records with every other process on the same Redis,
+ * through the user's own `redis` or `ioredis` client. See docs/SCALING.md.
  * @module stitch-fetch/redis
  */
 import type { CircuitState } from '../engine/circuit';
@@ -17,8 +17,8 @@ import {
 } from '../engine/shared';
 import { createSharedBudget } from './budget';
 import { commandsOf, type IoRedisClient, type NodeRedisClient, type RedisClient, scriptsOf } from './client';
-import { takeSharedRate } from './rate';
-import { BUDGET, CIRCUIT, CLAIM, SETTLE, TAKE_RATE } from './scripts';
+import { BUDGET, CIRCUIT, CLAIM, END_RATE, SETTLE, TAKE_RATE, TAKE_SLOT } from './scripts';
+import { createSharedThrottle } from './throttle';
 
 export type { SharedState } from '../engine/shared';
 export type { IoRedisClient, NodeRedisClient, RedisClient };
@@ -75,8 +75,9 @@ const describeRaw = (raw: string): string => {
 
 /**
  * Creates a store for `createEngine({ store })` that keeps breakers, throttle rates (a `rate` is
- * then shared across processes unless the throttle says `shared: false`), retry budgets and
- * idempotency records in Redis. Every operation is one Lua script (one round trip) timed by the
+ * then shared across processes unless the throttle says `shared: false`), throttle concurrency
+ * slots (when the throttle says `shared: { concurrency: true }`), retry budgets and idempotency
+ * records in Redis. Every operation is one Lua script (one round trip) timed by the
  * server's clock, and every key it writes expires. The client must be connected (`await
  * client.connect()` for node-redis); while it is not, calls fail open with a `store` event.
  * @param client a connected `redis` (node-redis) or `ioredis` client; Stitch never closes it.
@@ -129,6 +130,18 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
     async returnRate(key, id) {
       await send(['ZREM', `${prefix}rate:${key}`, id]);
     },
+    async endRate(key, id) {
+      await run(END_RATE, [`${prefix}rate:${key}`], [id]);
+    },
+    async takeSlot(key, limit, id, lease) {
+      const args = [String(limit), String(Math.ceil(lease)), id];
+      const reply = await run(TAKE_SLOT, [`${prefix}slots:${key}`], args);
+      if (typeof reply !== 'number') throw garbage('a concurrency slot');
+      return reply;
+    },
+    async returnSlot(key, id) {
+      await send(['ZREM', `${prefix}slots:${key}`, id]);
+    },
     async budget(key, limits, calls, retry) {
       const args = [
         String(limits.window),
@@ -141,7 +154,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
       if (reply !== 0 && reply !== 1) throw garbage('a retry budget');
       return reply === 1;
     },
-    waitForRate: takeSharedRate,
+    shareThrottle: createSharedThrottle,
     shareBudget: createSharedBudget,
   };
 }

@@ -1,14 +1,16 @@
 /**
  * A throttle's `rate` shared by every process on the store: each grant is a token taken in the
- * store (one round trip), in a sliding window kept on the store's clock. The concurrency limit
- * and the FIFO queue stay in this process (see docs/SCALING.md): across processes, waiters are
- * served as their retries find room, not in arrival order.
+ * store (one round trip), in a sliding window kept on the store's clock. A used grant counts until
+ * `per` after its request ended (one more round trip, off the call's path), so the rate holds
+ * where requests arrive, at the vendor (see docs/SCALING.md). The FIFO queue stays in this
+ * process: across processes, waiters are served as their retries find room, not in arrival order.
  */
-import { raceAbort } from '../engine/abort';
 import type { Clock } from '../engine/clock';
 import { StitchError } from '../engine/errors';
 import { mintKey } from '../engine/idempotency';
-import type { RateLimits, RateRelease, RateStore } from '../engine/shared';
+import type { RateLimits, ThrottleStore } from '../engine/shared';
+import type { Release } from '../engine/throttle';
+import { awaitGrant, type SharedWaitOptions } from './grant';
 
 /**
  * Takes one grant of `rate` for `key`, sleeping (abortably) while the window is full.
@@ -17,32 +19,24 @@ import type { RateLimits, RateRelease, RateStore } from '../engine/shared';
  * Rejects with the signal's reason on abort, and with the store's error when it fails.
  */
 export async function takeSharedRate(
-  store: RateStore,
+  store: Pick<ThrottleStore, 'takeRate' | 'returnRate' | 'endRate'>,
   clock: Clock,
   key: string,
   rate: RateLimits,
-  options: { signal: AbortSignal; maxWait: number; onQueued: () => void },
-): Promise<RateRelease> {
+  options: SharedWaitOptions,
+): Promise<Release> {
   const { signal, maxWait } = options;
   let waited = 0;
   for (;;) {
     const id = mintKey();
-    const taking = store.takeRate(key, rate, id);
-    let delay: number;
-    try {
-      delay = await raceAbort(taking, signal);
-    } catch (error) {
-      // A grant that lands after the caller left is handed back: nothing will be sent on it.
-      taking.then((late) => (late === 0 ? store.returnRate(key, id) : undefined)).catch(() => {});
-      throw error;
-    }
+    const delay = await awaitGrant(store.takeRate(key, rate, id), signal, () => store.returnRate(key, id));
     if (delay === 0) {
       let released = false;
       return (unused = false) => {
-        if (released || !unused) return;
+        if (released) return;
         released = true;
-        // Off the call's path: a lost give-back only leaves a token to expire with its window.
-        store.returnRate(key, id).catch(() => {});
+        // Off the call's path: a lost write only leaves the grant counted until 2 × per after it.
+        (unused ? store.returnRate(key, id) : store.endRate(key, id)).catch(() => {});
       };
     }
     if (waited + delay > maxWait) {

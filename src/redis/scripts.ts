@@ -102,22 +102,59 @@ if n ~= s or replace then redis.call('SET', KEYS[1], cjson.encode(n), 'PX', ARGV
 return cjson.encode({from = s, to = n, now = now, corrupt = corrupt, kind = kind})
 `;
 
+/** Milliseconds on the server's clock to the microsecond, and a score written at that precision. */
+const PRECISE_NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local function score(ms) return string.format('%.3f', ms) end
+`;
+
 /**
- * KEYS[1] the rate window (a sorted set of grant ids scored by time); ARGV: count, per (ms), id.
- * Returns 0 when the grant is taken, else how many ms until one may be.
+ * KEYS[1] the rate window: a sorted set of grant ids, each scored by the last time its request
+ * may reach the vendor: `per` after the grant while it is out, the time it ended once it has
+ * (END_RATE). A grant counts while its score is within `per` of now, so a request that took
+ * longer to arrive than its neighbours cannot land in the same window as `count` later ones.
+ * ARGV: count, per (ms), id. Returns 0 when the grant is taken, else how many ms until one may
+ * be (a grant still out may end now: it leaves `per` from now at the earliest).
  */
-export const TAKE_RATE = `${NOW}
+export const TAKE_RATE = `${PRECISE_NOW}
 local count = tonumber(ARGV[1])
 local per = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - per)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(now - per))
 local held = redis.call('ZCARD', KEYS[1])
 if held < count then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], per)
+  redis.call('ZADD', KEYS[1], score(now + per), ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(2 * per))
   return 0
 end
-local oldest = redis.call('ZRANGE', KEYS[1], held - count, held - count, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + per - now)
+local leaving = redis.call('ZRANGE', KEYS[1], held - count, held - count, 'WITHSCORES')
+return math.max(1, math.ceil(math.min(tonumber(leaving[2]), now) + per - now))
+`;
+
+/** KEYS[1] the rate window; ARGV: the id of a grant whose request has ended. Scores it now. */
+export const END_RATE = `${PRECISE_NOW}
+local out = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if out and tonumber(out) > now then redis.call('ZADD', KEYS[1], 'XX', score(now), ARGV[1]) end
+return 0
+`;
+
+/**
+ * KEYS[1] the slots of a shared concurrency limit: a sorted set of holder ids scored by the end
+ * of their lease. ARGV: limit, lease (ms), id. An id that holds a slot renews its lease; another
+ * takes one when fewer than `limit` leases are live. Returns 0 when `id` holds a slot, else how
+ * many ms until the first lease ends.
+ */
+export const TAKE_SLOT = `${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local holds = redis.call('ZSCORE', KEYS[1], ARGV[3])
+if not holds and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return math.max(1, tonumber(first[2]) - now)
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - now))
+return 0
 `;
 
 /**

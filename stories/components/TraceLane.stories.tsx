@@ -1,33 +1,51 @@
 import type { Meta, StoryObj } from '@storybook/react-vite';
 import { expect, within } from 'storybook/test';
+import { defaultLabel } from '../../examples/app/components/laneLabels';
 import { TraceLane } from '../../examples/app/components/TraceLane';
-import type { Lane } from '../../examples/app/trace/store';
+import type { LaneView } from '../../src/devtools/index';
+import type { StitchEvent } from '../../src/index';
 
-const base: Lane = {
+const url = 'https://demo.test/api/report?id=q3-revenue';
+
+const base: LaneView = {
   run: 'r1',
   stitch: 'report',
   method: 'GET',
-  path: '/api/report?id=q3-revenue',
+  url,
+  status: 'sent',
   start: 0,
   sent: 40,
   end: undefined,
-  state: 'sent',
-  detail: '',
-  dispatched: false,
-  joined: false,
-  probe: false,
-  idempotencyKey: undefined,
+  attempts: [{ attempt: 1, status: undefined, outcome: 'in-flight' }],
+  leader: undefined,
+  joiners: [],
+  retries: 0,
+  cancel: undefined,
+  error: undefined,
+  done: false,
+  events: [],
+};
+
+/** The `circuit` event a half-open probe's run reports. */
+const probe: StitchEvent = {
+  type: 'circuit',
+  at: 40,
+  run: 'r5',
+  stitch: 'report',
+  key: 'demo-vendor',
+  from: 'open',
+  to: 'half-open',
 };
 
 /** One lane per state a run can end in, on one 1.5 s window, as the trace timeline draws them. */
-function Lanes({ lanes }: { lanes: readonly Lane[] }) {
+function Lanes({ lanes }: { lanes: readonly LaneView[] }) {
   return (
     <ol className="lanes" aria-label="Requests, oldest first">
       {lanes.map((lane) => (
         <TraceLane
           key={lane.run}
           lane={lane}
-          label={`${lane.method} ${lane.path.replace(/^\/api\//, '')}`}
+          label={defaultLabel(lane)}
           window={{ from: 0, to: 1_500 }}
           now={1_200}
         />
@@ -42,20 +60,42 @@ const meta = {
   parameters: { layout: 'padded' },
   args: {
     lanes: [
-      { ...base, run: 'r1', state: 'queued', sent: undefined },
+      { ...base, run: 'r1', status: 'queued', sent: undefined, attempts: [] },
       { ...base, run: 'r2' },
-      { ...base, run: 'r3', state: 'answered', end: 640, detail: '200' },
-      { ...base, run: 'r4', state: 'cancelled', end: 1_100, dispatched: true, detail: 'superseded' },
-      { ...base, run: 'r5', state: 'failed', end: 900, detail: '503', probe: true },
+      {
+        ...base,
+        run: 'r3',
+        status: 'answered',
+        end: 640,
+        attempts: [{ attempt: 1, status: 200, outcome: 'answered' }],
+      },
+      {
+        ...base,
+        run: 'r4',
+        status: 'cancelled',
+        end: 1_100,
+        attempts: [{ attempt: 1, status: undefined, outcome: 'cancelled' }],
+        cancel: { reason: 'superseded', phase: 'in-flight', dispatched: true, socket: 'closed' },
+      },
+      {
+        ...base,
+        run: 'r5',
+        status: 'failed',
+        end: 900,
+        attempts: [{ attempt: 1, status: 503, outcome: 'failed' }],
+        error: { kind: 'http', name: 'StitchError', message: 'HTTP 503', status: 503 },
+        events: [probe],
+      },
       {
         ...base,
         run: 'r6',
         method: 'POST',
-        path: '/api/charges',
-        state: 'cancelled',
+        url: 'https://demo.test/api/charges',
+        status: 'cancelled',
         sent: undefined,
         end: 30,
-        detail: 'left',
+        attempts: [],
+        cancel: { reason: 'left', phase: 'before-dispatch', dispatched: false, socket: 'none' },
       },
     ],
   },

@@ -1,8 +1,8 @@
 /**
  * What every story renders the demo app's components with: a fresh vendor (msw handlers, see
- * vendor.ts), a fresh engine on the page's own `fetch`, which msw intercepts, and the app's own
- * trace store as the engine's sink, wired as `examples/app/main.tsx` wires them (StrictMode,
- * StitchProvider, TraceProvider).
+ * vendor.ts) and a fresh engine on the page's own `fetch`, which msw intercepts, wired as
+ * `examples/app/main.tsx` wires them (StrictMode, StitchProvider); and a devtools model of that
+ * engine, watching from the start, for a play to read the lanes the pages draw.
  *
  * A story gets its harness from a loader and its handlers from `beforeEach` (both before the first
  * render, so requests sent on mount already reach it); the play function reads it with
@@ -15,8 +15,7 @@ import { type ReactNode, StrictMode } from 'react';
 import { waitFor } from 'storybook/test';
 import { LedgerTable } from '../../examples/app/components/LedgerTable';
 import { VendorControls } from '../../examples/app/components/VendorControls';
-import { TraceProvider } from '../../examples/app/trace/context';
-import { createTraceStore, type TraceStore } from '../../examples/app/trace/store';
+import { createDevtoolsModel, type DevtoolsModel } from '../../src/devtools/index';
 import { createEngine, type Engine } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
 import { createStoryVendor, type StoryVendor, type StoryVendorOptions } from './vendor';
@@ -24,12 +23,12 @@ import { createStoryVendor, type StoryVendor, type StoryVendorOptions } from './
 export interface Harness {
   readonly vendor: StoryVendor;
   readonly engine: Engine;
-  readonly trace: TraceStore;
+  readonly devtools: DevtoolsModel;
 }
 
 export function createHarness(options: StoryVendorOptions = {}): Harness {
-  const trace = createTraceStore();
-  return { vendor: createStoryVendor(options), engine: createEngine({ trace }), trace };
+  const engine = createEngine();
+  return { vendor: createStoryVendor(options), engine, devtools: createDevtoolsModel(engine) };
 }
 
 /** The story's harness, from its `loaded` data. */
@@ -43,9 +42,7 @@ export function harnessOf(context: { loaded: Record<string, unknown> }): Harness
 export function DemoFrame({ harness, children }: { harness: Harness; children?: ReactNode }) {
   return (
     <StrictMode>
-      <StitchProvider engine={harness.engine}>
-        <TraceProvider store={harness.trace}>{children}</TraceProvider>
-      </StitchProvider>
+      <StitchProvider engine={harness.engine}>{children}</StitchProvider>
     </StrictMode>
   );
 }

@@ -211,6 +211,22 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
       return HttpResponse.json(controls, { headers: NO_STORE });
     }),
     http.get('*/api/ledger', () => HttpResponse.json(ledger.snapshot(), { headers: NO_STORE })),
+    // The ledger as it stands, then after each change, as the real vendor pushes it.
+    http.get('*/api/ledger/stream', ({ request }) => {
+      const encoder = new TextEncoder();
+      let stop = () => {};
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const push = () =>
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(ledger.snapshot())}\n\n`));
+          push();
+          stop = ledger.subscribe(push);
+          request.signal.addEventListener('abort', () => stop(), { once: true });
+        },
+        cancel: () => stop(),
+      });
+      return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream', ...NO_STORE } });
+    }),
     http.post('*/api/ledger/reset', () => {
       ledger.reset();
       return HttpResponse.json(ledger.snapshot(), { headers: NO_STORE });

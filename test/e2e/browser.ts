@@ -44,7 +44,7 @@ export async function counter(page: Page, name: string): Promise<number> {
   return Number(await tile.textContent());
 }
 
-/** One endpoint's row of the page's vendor-ledger table (which polls `GET /api/ledger`). */
+/** One endpoint's row of the page's vendor-ledger table (pushed by the vendor: `GET /api/ledger/stream`). */
 export async function ledgerRow(page: Page, endpoint: string) {
   const cells = await page.getByTestId(`ledger-${endpoint}`).locator('td').allTextContents();
   const [requests, completed, hungUp, failed] = cells.map(Number);

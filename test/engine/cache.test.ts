@@ -62,6 +62,19 @@ describe('createCache', () => {
     expect(cache.snapshot('d').data).toBe(4);
   });
 
+  it('a key whose last subscriber leaves is evictable again, as the most recently used', () => {
+    const cache = createCache(createManualClock(), 1);
+    const leave = cache.subscribe('a', () => {});
+    cache.store('a', 1);
+    for (const key of ['b', 'c']) cache.subscribe(key, () => {});
+    cache.store('b', 2);
+    leave();
+    cache.store('c', 3);
+    expect(cache.snapshot('a').data).toBeUndefined();
+    expect(cache.snapshot('b').data).toBe(2);
+    expect(cache.snapshot('c').data).toBe(3);
+  });
+
   it('invalidate marks matching keys stale, keeps their data, and notifies each time', () => {
     const cache = createCache(createManualClock(), 10);
     let told = 0;

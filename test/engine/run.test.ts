@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StitchError } from '../../src/engine/errors';
 import type { StitchEvent } from '../../src/engine/events';
-import { type RunTally, StitchRun } from '../../src/engine/run';
+import { emitTo, finishRun, type RunTally, StitchRun } from '../../src/engine/run';
 import { createManualClock } from '../helpers/clock';
 import { collect, eventTypes } from '../helpers/runs';
 
@@ -55,14 +55,14 @@ describe('StitchRun: settling', () => {
   it('resolves with the data', async () => {
     const { run } = setup();
     const data = { id: 7 };
-    run.finish({ ok: true, data }, tally());
+    finishRun(run, { ok: true, data }, tally());
     expect(await run).toBe(data);
   });
 
   it('rejects with the very error it was given', async () => {
     const { run } = setup();
     const error = httpError();
-    run.finish({ ok: false, error }, tally({ status: 503 }));
+    finishRun(run, { ok: false, error }, tally({ status: 503 }));
     await expect(run).rejects.toBe(error);
     const caught = await run.then(
       () => 'resolved',
@@ -73,12 +73,12 @@ describe('StitchRun: settling', () => {
 
   it('safe() gives { ok, data, error } for both outcomes', async () => {
     const good = setup().run;
-    good.finish({ ok: true, data: { id: 1 } }, tally());
+    finishRun(good, { ok: true, data: { id: 1 } }, tally());
     expect(await good.safe()).toEqual({ ok: true, data: { id: 1 }, error: null });
 
     const bad = setup().run;
     const error = httpError();
-    bad.finish({ ok: false, error }, tally());
+    finishRun(bad, { ok: false, error }, tally());
     const result = await bad.safe();
     expect(result).toEqual({ ok: false, data: null, error });
     expect(result.error).toBe(error);
@@ -86,8 +86,8 @@ describe('StitchRun: settling', () => {
 
   it('ignores a second finish()', async () => {
     const { run } = setup();
-    run.finish({ ok: true, data: { id: 1 } }, tally({ attempts: 1 }));
-    run.finish({ ok: false, error: httpError() }, tally({ attempts: 9 }));
+    finishRun(run, { ok: true, data: { id: 1 } }, tally({ attempts: 1 }));
+    finishRun(run, { ok: false, error: httpError() }, tally({ attempts: 9 }));
     expect(await run).toEqual({ id: 1 });
     const report = await run.report();
     expect(report.outcome).toBe('success');
@@ -102,9 +102,9 @@ describe('StitchRun: settling', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const failed = setup().run;
-      failed.finish({ ok: false, error: httpError() }, tally());
+      finishRun(failed, { ok: false, error: httpError() }, tally());
       const cancelled = setup().run;
-      cancelled.finish({ ok: false, error: abortError(new Error('gone')) }, tally());
+      finishRun(cancelled, { ok: false, error: abortError(new Error('gone')) }, tally());
       // Asking for a report or a safe result (and dropping it) must not create a rejection either.
       void failed.report();
       void cancelled.safe();
@@ -119,9 +119,9 @@ describe('StitchRun: settling', () => {
 describe('StitchRun: events and report', () => {
   it('stamps events with clock time, run id and stitch name, and sends them to the sink', async () => {
     const { clock, run, traced } = setup();
-    run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/users/7' });
+    emitTo(run, { type: 'start', method: 'GET', url: 'https://api.example.com/users/7' });
     await clock.advance(40);
-    run.emit({ type: 'response', attempt: 1, status: 200, elapsed: 40 });
+    emitTo(run, { type: 'response', attempt: 1, status: 200, elapsed: 40 });
     expect(run.events).toEqual([
       {
         type: 'start',
@@ -138,16 +138,17 @@ describe('StitchRun: events and report', () => {
 
   it('emit(payload, false) logs the event but keeps it from the sink', () => {
     const { run, traced } = setup();
-    run.emit({ type: 'coalesce', leader: 'run-0' }, false);
+    emitTo(run, { type: 'coalesce', leader: 'run-0' }, false);
     expect(eventTypes(run.events)).toEqual(['coalesce']);
     expect(traced).toEqual([]);
   });
 
   it('reports a success with every field', async () => {
     const { clock, run } = setup();
-    run.emit({ type: 'start', method: 'POST', url: 'https://api.example.com/charges' });
+    emitTo(run, { type: 'start', method: 'POST', url: 'https://api.example.com/charges' });
     await clock.advance(250);
-    run.finish(
+    finishRun(
+      run,
       { ok: true, data: { id: 1 } },
       tally({ attempts: 2, requests: 2, status: 201, idempotencyKey: 'k-1' }),
     );
@@ -180,7 +181,7 @@ describe('StitchRun: events and report', () => {
       attempts: 1,
       requests: 1,
     });
-    run.finish({ ok: false, error }, tally({ status: undefined, source: 'coalesced' }));
+    finishRun(run, { ok: false, error }, tally({ status: undefined, source: 'coalesced' }));
     const report = await run.report();
     expect(report).toMatchObject({
       ok: false,
@@ -199,7 +200,7 @@ describe('StitchRun: events and report', () => {
   it('reports a cancellation as cancelled, with no error event, and 0 requests as not dispatched', async () => {
     const { run } = setup();
     const reason = new Error('user navigated away');
-    run.emit({
+    emitTo(run, {
       type: 'cancel',
       phase: 'queued',
       dispatched: false,
@@ -207,7 +208,8 @@ describe('StitchRun: events and report', () => {
       reason: reason.message,
       attempt: 0,
     });
-    run.finish(
+    finishRun(
+      run,
       { ok: false, error: abortError(reason) },
       tally({ attempts: 0, requests: 0, status: undefined }),
     );
@@ -227,7 +229,7 @@ describe('StitchRun: events and report', () => {
 
   it('reports an http failure with its status', async () => {
     const { run } = setup();
-    run.finish({ ok: false, error: httpError() }, tally({ status: 503, attempts: 3, requests: 3 }));
+    finishRun(run, { ok: false, error: httpError() }, tally({ status: 503, attempts: 3, requests: 3 }));
     const report = await run.report();
     expect(report.status).toBe(503);
     expect(report.error).toEqual({ kind: 'http', name: 'StitchError', message: 'HTTP 503', status: 503 });
@@ -237,19 +239,25 @@ describe('StitchRun: events and report', () => {
 describe('StitchRun: stream()', () => {
   it('replays past events, then live ones, and ends after done', async () => {
     const { run } = setup();
-    run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
+    emitTo(run, { type: 'start', method: 'GET', url: 'https://api.example.com/x' });
     const stream = reader(run);
     expect(await stream.next()).toBe(true); // 'start', replayed
     // Nothing more is logged yet: the stream waits for the next live event.
     const live = stream.next();
-    run.emit({ type: 'request', attempt: 1, method: 'GET', url: 'https://api.example.com/x', headers: {} });
+    emitTo(run, {
+      type: 'request',
+      attempt: 1,
+      method: 'GET',
+      url: 'https://api.example.com/x',
+      headers: {},
+    });
     expect(await live).toBe(true);
     const nextLive = stream.next();
-    run.emit({ type: 'response', attempt: 1, status: 200, elapsed: 0 });
+    emitTo(run, { type: 'response', attempt: 1, status: 200, elapsed: 0 });
     expect(await nextLive).toBe(true);
-    run.finish({ ok: true, data: { id: 1 } }, tally());
+    finishRun(run, { ok: true, data: { id: 1 } }, tally());
     // An event after done is logged, but the stream has already ended.
-    run.emit({ type: 'coalesce', leader: 'late' });
+    emitTo(run, { type: 'coalesce', leader: 'late' });
     const types = eventTypes(await stream.rest());
     expect(types).toEqual(['start', 'request', 'response', 'success', 'done']);
   });
@@ -258,12 +266,12 @@ describe('StitchRun: stream()', () => {
     const { run } = setup();
     const first = reader(run);
     const firstStart = first.next(); // waits: nothing is logged yet
-    run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
+    emitTo(run, { type: 'start', method: 'GET', url: 'https://api.example.com/x' });
     const second = reader(run);
     // Both have read 'start' and now wait, concurrently, for the live events.
     expect(await Promise.all([firstStart, second.next()])).toEqual([true, true]);
     const waiting = [first.rest(), second.rest()] as const;
-    run.finish({ ok: false, error: httpError() }, tally());
+    finishRun(run, { ok: false, error: httpError() }, tally());
     const [a, b] = await Promise.all(waiting);
     expect(eventTypes(a)).toEqual(['start', 'error', 'done']);
     expect(b).toEqual(a);
@@ -271,8 +279,8 @@ describe('StitchRun: stream()', () => {
 
   it('replays everything and ends at once for a run that already finished', async () => {
     const { run } = setup();
-    run.emit({ type: 'start', method: 'GET', url: 'https://api.example.com/x' });
-    run.finish({ ok: true, data: { id: 1 } }, tally());
+    emitTo(run, { type: 'start', method: 'GET', url: 'https://api.example.com/x' });
+    finishRun(run, { ok: true, data: { id: 1 } }, tally());
     expect(eventTypes(await collect(run))).toEqual(['start', 'success', 'done']);
   });
 });

@@ -107,6 +107,13 @@ describe('stitch(): config validation at definition time', () => {
 });
 
 describe('stitch(): defaults', () => {
+  it('tells a read from a write by its kind, not by whether it has a cache policy', () => {
+    expect(stitch({ name: 'get', url: URL_ }).definition.kind).toBe('read');
+    expect(stitch({ name: 'head', method: 'HEAD', url: URL_ }).definition.kind).toBe('read');
+    expect(stitch({ name: 'uncached', url: URL_, cache: false }).definition.kind).toBe('read');
+    expect(stitch({ name: 'post', method: 'POST', url: URL_ }).definition.kind).toBe('write');
+  });
+
   it('fills in every default for a read', () => {
     const { definition } = stitch({ name: 'getUser', url: URL_ });
     expect(definition.method).toBe('GET');

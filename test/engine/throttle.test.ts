@@ -8,6 +8,7 @@ import {
   type ThrottleOptions,
   type ThrottlePolicy,
 } from '../../src/engine/throttle';
+import { createEngine, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 import { thrownBy } from '../helpers/throws';
@@ -331,16 +332,23 @@ describe('normalizeThrottle', () => {
       concurrency: 4,
       rate: undefined,
       maxWait: Infinity,
-      shared: true,
+      shared: { rate: true, concurrency: false },
     });
     expect(normalizeThrottle({ key: 'api', rate: { count: 3, per: 50 }, maxWait: 0 }, 'x')).toEqual({
       key: 'api',
       concurrency: Infinity,
       rate: { count: 3, per: 50 },
       maxWait: 0,
-      shared: true,
+      shared: { rate: true, concurrency: false },
     });
-    expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toBe(false);
+    expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toEqual({
+      rate: false,
+      concurrency: false,
+    });
+    expect(normalizeThrottle({ concurrency: 2, shared: { concurrency: true } }, 'x')?.shared).toEqual({
+      rate: true,
+      concurrency: true,
+    });
   });
 
   it.each<[unknown, string]>([
@@ -355,6 +363,10 @@ describe('normalizeThrottle', () => {
     [{ concurrency: 1, maxWait: -1 }, 'throttle.maxWait'],
     [{ concurrency: 1, maxWait: Number.NaN }, 'throttle.maxWait'],
     [{ concurrency: 1, shared: 'yes' }, 'throttle.shared'],
+    [{ concurrency: 1, shared: null }, 'throttle.shared'],
+    [{ concurrency: 1, shared: { rate: 1 } }, 'throttle.shared.rate'],
+    [{ concurrency: 1, shared: { concurrency: 'yes' } }, 'throttle.shared.concurrency'],
+    [{ rate: '1/s', shared: { concurrency: true } }, 'throttle.shared.concurrency'],
     [{ concurrency: 1, key: '' }, 'throttle.key'],
     [{ maxWait: 100 }, 'throttle'],
     [{}, 'throttle'],
@@ -378,5 +390,39 @@ describe('release(unused)', () => {
     const second = await throttle.acquire('k', policy);
     second();
     await expect(throttle.acquire('k', policy)).rejects.toMatchObject({ kind: 'rate-limited' });
+  });
+});
+
+describe('throttle.shared: { concurrency: true } on a store that cannot share (the memory store)', () => {
+  it('keeps the limit per engine, as a process would, with no store event', async () => {
+    const held: Array<() => void> = [];
+    let sent: () => void = () => {};
+    const fetch = (() =>
+      new Promise<Response>((resolve) => {
+        held.push(() => resolve(Response.json({})));
+        sent();
+      })) as typeof globalThis.fetch;
+    const sentCount = (count: number) =>
+      new Promise<void>((resolve) => {
+        sent = () => held.length >= count && resolve();
+        sent();
+      });
+    const clock = createManualClock();
+    const [one, other] = [createEngine({ fetch, clock }), createEngine({ fetch, clock })];
+    const pooled = stitch({
+      name: uniqueKey('pooled'),
+      url: 'https://api.test/pooled',
+      coalesce: false,
+      throttle: { concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    const first = pooled(undefined, { engine: one });
+    const second = pooled(undefined, { engine: other });
+    await sentCount(2);
+    const third = await pooled(undefined, { engine: one }).safe();
+    expect(third.error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+    for (const release of held) release();
+    await Promise.all([first, second]);
+    const events = [...(await first.report()).events, ...(await second.report()).events];
+    expect(events.filter((event) => event.type === 'store')).toEqual([]);
   });
 });

@@ -6,11 +6,13 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { followLedger } from '../../examples/app/ledgerStream';
 import {
   type Controls,
   createDemoVendor,
   DEFAULT_CONTROLS,
   type DemoVendor,
+  type LedgerSnapshot,
   reportRows,
   searchPeople,
 } from '../../examples/vendor';
@@ -269,6 +271,33 @@ describe('ledger', () => {
       endpoints: createLedger().snapshot().endpoints,
     });
     expect(vendor.ledger().charges).toEqual([]);
+  });
+
+  it('GET /api/ledger/stream pushes the ledger as it stands, then after each change', async () => {
+    const { origin } = await start();
+    const leave = new AbortController();
+    const seen: LedgerSnapshot[] = [];
+    let heard = () => {};
+    const following = followLedger(`${origin}/api/ledger/stream`, leave.signal, (ledger) => {
+      seen.push(ledger);
+      heard();
+    });
+    /** Resolves once the last ledger pushed satisfies `ok`. */
+    const pushed = (ok: (ledger: LedgerSnapshot) => boolean) =>
+      new Promise<void>((resolve) => {
+        heard = () => {
+          const last = seen.at(-1);
+          if (last && ok(last)) resolve();
+        };
+        heard();
+      });
+    await pushed(() => true);
+    expect(seen[0]?.endpoints.search.requests).toBe(0);
+    await fetch(`${origin}/api/search?q=a`);
+    await pushed((ledger) => ledger.endpoints.search.completed === 1);
+    expect(seen.at(-1)?.endpoints.search).toEqual({ requests: 1, completed: 1, hungUp: 0, failed: 0 });
+    leave.abort();
+    await following; // resolves on the abort: the client let go
   });
 
   it(`keeps the last ${RECENT} entries`, () => {

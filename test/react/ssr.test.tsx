@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 /** A page that shows user 7, and every result its hook rendered, on the server and the client. */
-function profile(getUser: UserStitch, options: UseStitchOptions = {}) {
+function profile(getUser: UserStitch, options: UseStitchOptions<User> = {}) {
   const shown = recorder<QueryResult<User>>();
   const page = <Reader getUser={getUser} shown={shown} options={options} testId="profile" />;
   return { shown, page };

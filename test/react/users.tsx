@@ -38,7 +38,7 @@ export interface ReaderProps {
   id?: number;
   /** Receives every result the hook rendered. */
   shown?: Recorder<QueryResult<User>>;
-  options?: UseStitchOptions;
+  options?: UseStitchOptions<User>;
   testId?: string;
 }
 

@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createEngine, type EngineOptions, isStitchError, stitch } from '../../src/index';
+import {
+  createEngine,
+  type EngineOptions,
+  isStitchError,
+  stitch,
+  type ThrottleOptions,
+} from '../../src/index';
 import { createRedisStore, type RedisClient } from '../../src/redis/index';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
@@ -45,6 +51,22 @@ async function setup(
 }
 
 const ok: Reply = { status: 200, body: { ok: true } };
+
+/** A stitch on the vendor's `/pooled` whose `throttle` shares its concurrency limit across processes. */
+const pooledOn = (
+  vendor: { url(path: string): string },
+  name: string,
+  throttle: Omit<ThrottleOptions, 'shared'>,
+  timeout?: number,
+) =>
+  stitch({
+    name,
+    url: vendor.url('/pooled'),
+    coalesce: false,
+    circuit: false,
+    throttle: { ...throttle, shared: { concurrency: true } },
+    timeout,
+  });
 const storeEvents = async (run: { report(): Promise<{ events: readonly { type: string }[] }> }) =>
   (await run.report()).events.filter((event) => event.type === 'store');
 
@@ -107,6 +129,86 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       await redis.server.start();
       await back;
     }
+  });
+
+  it('Redis stopped: a shared concurrency limit falls back to this process’s own, with a store event', async () => {
+    await using s = await setup('redis', () => 'hold');
+    const pooled = pooledOn(s.vendor, 'pooled', { concurrency: 1, maxWait: 0 });
+    await redis.server.stop();
+    try {
+      const first = pooled(undefined, { engine: s.engine });
+      await s.vendor.arrival(1);
+      // This process's own limit of 1 still holds: no second request while the first is out.
+      const second = pooled(undefined, { engine: s.engine });
+      expect((await second.safe()).error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      s.vendor.release(1);
+      await expect(first).resolves.toEqual({});
+      expect(await storeEvents(first)).toEqual([
+        expect.objectContaining({ operation: 'concurrency', key: s.vendor.origin }),
+      ]);
+      expect(s.vendor.requests()).toBe(1);
+    } finally {
+      const back = ready(s.client);
+      await redis.server.start();
+      await back;
+    }
+  });
+
+  it('two engines share a concurrency limit: a waiter goes when the holder ends; maxWait, the deadline and the caller’s signal end a wait', async () => {
+    await using s = await setup('ioredis', () => 'hold');
+    const other = createEngine({ store: createRedisStore(s.client, { prefix: s.prefix }) });
+    const throttle = { key: 'pool', concurrency: 1 };
+    const pooled = pooledOn(s.vendor, 'pooled', throttle);
+    const impatient = pooledOn(s.vendor, 'impatient', { ...throttle, maxWait: 0 });
+    const hurried = pooledOn(s.vendor, 'hurried', throttle, 50);
+
+    const holder = pooled(undefined, { engine: s.engine });
+    await s.vendor.arrival(1);
+    // The slot is a lease on the server's clock (10 s), so a crashed holder frees it in time.
+    const pttl = Number(await send(['PTTL', `${s.prefix}slots:pool`]));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10_000);
+
+    expect((await impatient(undefined, { engine: other }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      requests: 0,
+    });
+    expect((await hurried(undefined, { engine: other }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      message: 'the total deadline passed while waiting for a throttle slot',
+      requests: 0,
+    });
+    const reason = new Error('the user left');
+    const controller = new AbortController();
+    const leaver = pooled(undefined, { engine: other, signal: controller.signal });
+    const waiter = pooled(undefined, { engine: other });
+    for await (const event of waiter.stream()) if (event.type === 'queued') break;
+    controller.abort(reason);
+    expect((await leaver.safe()).error).toMatchObject({ kind: 'aborted', cause: reason, requests: 0 });
+    expect(s.vendor.requests()).toBe(1);
+
+    s.vendor.release(1);
+    await holder;
+    await s.vendor.arrival(2);
+    s.vendor.release(2);
+    await expect(waiter).resolves.toEqual({});
+    expect(await storeEvents(waiter)).toEqual([]);
+    // The last release emptied the set, so the key is gone.
+    expect(await send(['EXISTS', `${s.prefix}slots:pool`])).toBe(0);
+  });
+
+  it('a slot whose lease ended (its process crashed) is free for another', async () => {
+    await using s = await setup('redis', () => ({ status: 200, body: {} }));
+    const key = `${s.prefix}slots:pool`;
+    await send(['ZADD', key, '99999999999999', 'a live holder']);
+    const pooled = pooledOn(s.vendor, 'pooled', { key: 'pool', concurrency: 1, maxWait: 0 });
+    expect((await pooled(undefined, { engine: s.engine }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+    });
+    // Its lease ends, as far as the server's clock is concerned: the slot is taken over.
+    await send(['ZADD', key, 'XX', '0', 'a live holder']);
+    await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual({});
+    expect(s.vendor.requests()).toBe(1);
   });
 
   it('a slow Redis is bounded by storeTimeout, and never stretches the call’s own deadline', async () => {

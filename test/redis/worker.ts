@@ -61,6 +61,15 @@ function stitchesOn(origin: string): Record<string, Stitch<unknown, never>> {
       circuit: false,
       throttle: { rate: '20/s' },
     }) as never,
+    // At most 3 attempts at once across all the processes, each one a lease in Redis.
+    pooled: stitch({
+      name: 'pooled',
+      url: `${origin}/pooled`,
+      coalesce: false,
+      retry: 1,
+      circuit: false,
+      throttle: { concurrency: 3, shared: { concurrency: true } },
+    }) as never,
     write: stitch({
       name: 'write',
       method: 'POST',

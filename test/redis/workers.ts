@@ -22,7 +22,7 @@ export interface WorkerResult {
 
 /** A call a worker makes; see test/redis/worker.ts. */
 export interface WorkerCall {
-  stitch: 'read' | 'limited' | 'write';
+  stitch: 'read' | 'limited' | 'pooled' | 'write';
   input?: unknown;
   abort?: 'at-once' | 'on-request';
   count?: number;

@@ -24,6 +24,21 @@ describe('useStitch typing', () => {
     expectTypeOf(q.isFetching).toEqualTypeOf<boolean>();
   });
 
+  it('types data as what select returns, in every status that has data', () => {
+    const q = useStitch(getUser, { params: { id: 7 } }, { select: (user) => user.name.length });
+    if (q.status === 'success') expectTypeOf(q.data).toEqualTypeOf<number>();
+    if (q.status === 'error') expectTypeOf(q.data).toEqualTypeOf<number | undefined>();
+    if (q.status === 'pending') expectTypeOf(q.data).toEqualTypeOf<number | undefined>();
+    // initialData and placeholderData are the stitch's data, before select.
+    useStitch(getUser, null, {
+      select: (user) => user.id,
+      initialData: () => ({ id: 7, name: 'Ada' }),
+      placeholderData: (previous) => previous,
+    });
+    // @ts-expect-error initialData must be the stitch's data
+    useStitch(getUser, null, { initialData: { id: '7' } });
+  });
+
   it('checks the input against the stitch, and takes skipToken or null', () => {
     useStitch(getUser, { params: { id: '7' } });
     useStitch(getUser, skipToken);

@@ -3,6 +3,8 @@
  * ns per call of Stitch (cache hit, full pipeline, coalesced joiners, policies one by one), of
  * cockatiel's equivalent policies, and what one pipeline call allocates.
  */
+
+import { QueryClient } from '@tanstack/query-core';
 import {
   bulkhead,
   ConsecutiveBreaker,
@@ -59,6 +61,8 @@ const cockatielPolicy = () =>
   );
 
 const JOINERS = 100;
+/** Keys read elsewhere while the pipeline runs: eviction must not walk them on every store. */
+const SUBSCRIBED = 11_000;
 
 /** Stitch with the policies switched on one by one, to show what each costs (no failures). */
 const LADDER: Array<{ name: string; label: string; policies: Partial<StitchConfig> }> = [
@@ -128,6 +132,30 @@ const MEASUREMENTS: Record<string, Measurement> = {
       });
     },
   },
+  subscribedKeys: {
+    label: `(b) with ${SUBSCRIBED.toLocaleString('en')} other keys subscribed (cacheSize 1,000)`,
+    count: 4_000,
+    async measure(count) {
+      const { call, engine } = stitchCall(STUB_ORIGIN, stubFetch);
+      for (let key = 0; key < SUBSCRIBED; key++) engine.subscribe(`reader ${key}`, () => {});
+      return sequential(async (i) => call(i), count);
+    },
+  },
+  tanstack: {
+    label: 'TanStack Query fetchQuery (query-core, retry off) + stub fetch',
+    count: 10_000,
+    measure(count) {
+      const client = new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: 0 } } });
+      return sequential(
+        (i) =>
+          client.fetchQuery({
+            queryKey: ['item', i],
+            queryFn: async ({ signal }) => (await stubFetch(`${STUB_ORIGIN}/item?i=${i}`, { signal })).json(),
+          }),
+        count,
+      );
+    },
+  },
   cockatiel: {
     label: 'cockatiel wrap(timeout, retry, circuitBreaker, bulkhead) + stub fetch',
     count: 10_000,
@@ -178,9 +206,7 @@ async function allocations(calls: number) {
   }) as typeof setTimeout;
   try {
     for (let i = 0; i < calls; i++) {
-      const run = call(i);
-      await run;
-      events += run.events.length;
+      events += (await call(i).report()).events.length;
     }
   } finally {
     globalThis.AbortController = NativeController;

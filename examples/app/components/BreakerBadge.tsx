@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'react';
+import { useStitchInspector } from '../../../src/devtools/index';
 import type { CircuitState } from '../../../src/index';
-import { useCircuitState } from '../hooks/useCircuitState';
+import { useEngine } from '../../../src/react/index';
 import { useNow } from '../hooks/useNow';
 
 /** The state in words: what a screen reader announces, so it changes only when the state does. */
@@ -16,12 +18,32 @@ function describe(state: CircuitState | undefined, failures: number, now: number
 }
 
 /**
+ * The engine's breaker for `key` as the devtools model has it, pushed by `engine.inspect` on every
+ * write (never polled); until this engine writes it, its stored state, read once.
+ */
+function useBreaker(key: string): CircuitState | undefined {
+  const engine = useEngine();
+  const pushed = useStitchInspector((snapshot) => snapshot.breakers.find((breaker) => breaker.key === key));
+  const [stored, setStored] = useState<CircuitState | undefined>(undefined);
+  useEffect(() => {
+    let mounted = true;
+    engine.circuitState(key).then((state) => {
+      if (mounted) setStored(state);
+    });
+    return () => {
+      mounted = false;
+    };
+  }, [engine, key]);
+  return pushed?.state ?? stored;
+}
+
+/**
  * The engine's breaker for `circuitKey`, live: closed, open with its cooldown, or half-open. The
  * state is a polite live region; the cooldown's countdown ticks beside it, outside the region, so it
  * is read on demand and never announced every tick.
  */
 export function BreakerBadge({ circuitKey, failures }: { circuitKey: string; failures: number }) {
-  const state = useCircuitState(circuitKey);
+  const state = useBreaker(circuitKey);
   const now = useNow(state?.state === 'open');
   const cooling = state?.state === 'open' && now < state.until;
   return (

@@ -1,13 +1,15 @@
 import type { ReactNode } from 'react';
-import { useCounters } from '../trace/context';
+import { useLanes } from '../hooks/useLanes';
+import { countLanes } from './laneCounts';
 
 /**
- * Request counts for one stitch, in the vendor ledger's terms: sent, cancelled (hung up before an
- * answer), completed, failed; and the runs that sent nothing (cancelled first, or refused by the open
- * breaker). `children` adds page-specific tiles (keystrokes, the breaker).
+ * Request counts for one stitch, from its lanes in the devtools model, in the vendor ledger's
+ * terms: sent, cancelled (hung up before an answer), completed, failed; and the runs that sent
+ * nothing (cancelled first, or refused by the open breaker). `children` adds page-specific tiles
+ * (keystrokes, the breaker).
  */
 export function Counters({ stitch, children }: { stitch: string; children?: ReactNode }) {
-  const counters = useCounters(stitch);
+  const counters = countLanes(useLanes([stitch]));
   return (
     <dl className="counters" aria-label="Counters">
       <Tile name="sent" value={counters.sent} />

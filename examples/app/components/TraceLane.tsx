@@ -1,6 +1,7 @@
-import type { Lane } from '../trace/store';
+import type { LaneView } from '../../../src/devtools/index';
+import { pathOf } from './laneLabels';
 
-/** The time span the timeline shows, in clock ms. */
+/** The time span the timeline shows, in engine clock ms. */
 export interface TimeWindow {
   from: number;
   to: number;
@@ -12,25 +13,36 @@ const share = (ms: number, window: TimeWindow) => `${((ms / (window.to - window.
 /** A point in time as an offset from the window's left edge. */
 const at = (time: number, window: TimeWindow) => share(time - window.from, window);
 
-function caption(lane: Lane, now: number): string {
+/** What a cancel did, in the lane's words. */
+const CANCELLED = {
+  closed: 'cancelled · socket closed',
+  kept: 'let go of a shared request',
+  none: 'cancelled before sending',
+} as const;
+
+function caption(lane: LaneView, now: number): string {
   const took = `${Math.round((lane.end ?? now) - lane.start)} ms`;
-  const prefix = lane.probe ? 'probe · ' : '';
-  switch (lane.state) {
+  const probe = lane.events.some((event) => event.type === 'circuit' && event.to === 'half-open');
+  const prefix = probe ? 'probe · ' : '';
+  const status = lane.attempts.at(-1)?.status;
+  switch (lane.status) {
+    case 'started':
     case 'queued':
       return `${prefix}queued`;
     case 'sent':
       return `${prefix}sent · ${took}`;
     case 'answered':
-      return `${prefix}answered ${lane.detail} · ${took}`;
+      return `${prefix}answered ${status ?? ''} · ${took}`;
     case 'failed':
-      return `${prefix}failed ${lane.detail} · ${took}`;
-    case 'cancelled':
-      if (lane.joined) return `let go of a shared request · ${took}`;
-      return lane.dispatched ? `cancelled · socket closed · ${took}` : 'cancelled before sending';
-    case 'shared':
-      return lane.detail;
-    default:
-      return took;
+      return `${prefix}failed ${lane.error?.status ?? lane.error?.kind} · ${took}`;
+    case 'cancelled': {
+      const socket = lane.cancel?.socket ?? 'none';
+      return socket === 'none' ? CANCELLED.none : `${CANCELLED[socket]} · ${took}`;
+    }
+    case 'coalesced':
+      return `joined ${lane.leader}`;
+    case 'cached':
+      return 'from the cache';
   }
 }
 
@@ -41,17 +53,17 @@ export function TraceLane({
   window,
   now,
 }: {
-  lane: Lane;
+  lane: LaneView;
   label: string;
   window: TimeWindow;
   now: number;
 }) {
   const end = lane.end ?? now;
   const sent = lane.sent ?? end;
-  const why = lane.state === 'cancelled' ? `cancelled: ${lane.detail}` : undefined;
+  const why = lane.cancel && `cancelled: ${lane.cancel.reason}`;
   return (
-    <li className={`lane lane-${lane.state}`} title={why}>
-      <span className="lane-label" title={`${lane.method} ${lane.path}`}>
+    <li className={`lane lane-${lane.status}`} title={why}>
+      <span className="lane-label" title={`${lane.method} ${pathOf(lane)}`}>
         {label}
       </span>
       <span className="lane-track" aria-hidden="true">

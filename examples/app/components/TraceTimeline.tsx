@@ -1,16 +1,16 @@
+import { type LaneView, useDevtoolsModel } from '../../../src/devtools/index';
+import { useLanes } from '../hooks/useLanes';
 import { useNow } from '../hooks/useNow';
-import { useLanes, useTraceStore } from '../trace/context';
-import type { Lane } from '../trace/store';
+import { defaultLabel } from './laneLabels';
 import { type TimeWindow, TraceLane } from './TraceLane';
 
 /** The smallest span drawn, so a lone fast request is not stretched across the whole track. */
 const MIN_SPAN = 1_500;
 
-const defaultLabel = (lane: Lane) => `${lane.method} ${lane.path.replace(/^\/api\//, '')}`;
-
 /**
- * A live trace timeline fed by the engine's trace sink: one lane per run of the given stitches,
- * showing when it was queued, when its request left, and whether it was answered or cancelled.
+ * A live trace timeline of the given stitches' runs, drawn from the lanes the Stitch devtools
+ * panel shows (its model, pushed by `engine.inspect`): when each was queued, when its request
+ * left, and whether it was answered or cancelled.
  */
 export function TraceTimeline({
   stitches,
@@ -18,10 +18,10 @@ export function TraceTimeline({
   limit = 10,
 }: {
   stitches: readonly string[];
-  label?: (lane: Lane) => string;
+  label?: (lane: LaneView) => string;
   limit?: number;
 }) {
-  const store = useTraceStore();
+  const model = useDevtoolsModel();
   const lanes = useLanes(stitches).slice(-limit);
   const live = lanes.some((lane) => lane.end === undefined);
   const now = useNow(live);
@@ -34,7 +34,7 @@ export function TraceTimeline({
       <header className="card-header">
         <h2 id="timeline-title">Trace timeline</h2>
         <span className="muted">{`${Math.round(window.to - window.from)} ms shown`}</span>
-        <button type="button" className="quiet" onClick={store.clear}>
+        <button type="button" className="quiet" onClick={model.clearLanes}>
           Clear trace
         </button>
       </header>

@@ -1,5 +1,5 @@
+import { useDevtoolsModel } from '../../../src/devtools/index';
 import { useVendorControls } from '../hooks/useVendorControls';
-import { useTraceStore } from '../trace/context';
 
 /** The vendor's fault switches, with their labels. */
 const FAULTS = [
@@ -10,10 +10,10 @@ const FAULTS = [
 /** The demo vendor's latency and fault knobs, posted to `/api/controls` as they change. */
 export function VendorControls() {
   const { controls, set, reset, error } = useVendorControls();
-  const trace = useTraceStore();
+  const { clearLanes } = useDevtoolsModel();
   const resetAll = async () => {
     await reset();
-    trace.clear();
+    clearLanes();
   };
   return (
     <section className="card" aria-labelledby="controls-title">

@@ -1,9 +1,14 @@
 import { useState } from 'react';
+import { useEngine } from '../../../src/react/index';
 import { useInterval } from './useInterval';
 
-/** The wall clock, re-read every `ms` while `live`; frozen (no re-renders) otherwise. */
+/**
+ * The engine's clock (the time base of lanes and breakers), re-read every `ms` while `live` so a
+ * bar or a countdown moves; frozen (no re-renders) otherwise.
+ */
 export function useNow(live: boolean, ms = 100): number {
-  const [now, setNow] = useState(() => Date.now());
-  useInterval(() => setNow(Date.now()), live ? ms : null);
-  return live ? Date.now() : now;
+  const { clock } = useEngine();
+  const [now, setNow] = useState(() => clock.now());
+  useInterval(() => setNow(clock.now()), live ? ms : null);
+  return live ? clock.now() : now;
 }

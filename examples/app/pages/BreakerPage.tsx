@@ -3,12 +3,12 @@ import { skipToken, useStitch } from '../../../src/react/index';
 import { flakySearch, VENDOR_BREAKER } from '../api';
 import { BreakerBadge } from '../components/BreakerBadge';
 import { Counters } from '../components/Counters';
+import { queryLabel } from '../components/laneLabels';
 import { PageIntro } from '../components/PageIntro';
 import { SearchField } from '../components/SearchField';
 import { SearchResults } from '../components/SearchResults';
 import { TraceTimeline } from '../components/TraceTimeline';
 import { TransitionLog } from '../components/TransitionLog';
-import { queryLabel } from '../trace/labels';
 
 export function BreakerPage() {
   const [q, setQ] = useState('ada');

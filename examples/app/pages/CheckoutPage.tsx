@@ -1,11 +1,11 @@
 import { useStitchMutation } from '../../../src/react/index';
 import { charge } from '../api';
 import { ChargesList } from '../components/ChargesList';
+import { keyLabel } from '../components/laneLabels';
 import { formatAmount } from '../components/money';
 import { PageIntro } from '../components/PageIntro';
 import { PaymentStatus } from '../components/PaymentStatus';
 import { TraceTimeline } from '../components/TraceTimeline';
-import { keyLabel } from '../trace/labels';
 
 /** 42.00 EUR, in minor units as the vendor takes it. */
 const ORDER = { amount: 4200, currency: 'EUR' };

@@ -3,11 +3,11 @@ import { skipToken, useStitch } from '../../../src/react/index';
 import { search, VENDOR_BREAKER } from '../api';
 import { BreakerBadge } from '../components/BreakerBadge';
 import { Counters, Tile } from '../components/Counters';
+import { queryLabel } from '../components/laneLabels';
 import { PageIntro } from '../components/PageIntro';
 import { SearchField } from '../components/SearchField';
 import { SearchResults } from '../components/SearchResults';
 import { TraceTimeline } from '../components/TraceTimeline';
-import { queryLabel } from '../trace/labels';
 
 const DEBOUNCE_MS = 250;
 

@@ -1,11 +1,13 @@
 /**
- * The demo's trace store counts requests the way the demo vendor's ledger does, off the scripted
- * path too: a dropped connection is a failed request, each retry is a request of its own, and calls
- * the open breaker refuses are counted apart, having sent nothing. Real engine, real demo vendor.
+ * The demo's counters, counted from the devtools model's lanes, count requests the way the demo
+ * vendor's ledger does, off the scripted path too: a dropped connection is a failed request, each
+ * retry is a request of its own, and calls the open breaker refuses are counted apart, having sent
+ * nothing. Real engine, real demo vendor.
  */
 import { afterEach, expect, it } from 'vitest';
-import { createTraceStore } from '../../../../examples/app/trace/store';
+import { countLanes } from '../../../../examples/app/components/laneCounts';
 import { createDemoVendor, type DemoVendor } from '../../../../examples/vendor';
+import { createDevtoolsModel } from '../../../../src/devtools/index';
 import { createEngine, stitch } from '../../../../src/index';
 import { uniqueKey } from '../../../helpers/keys';
 
@@ -19,12 +21,15 @@ afterEach(async () => {
 async function setUp(controls: { reset?: boolean; failRate?: number }) {
   vendor = createDemoVendor({ delay: 0, ...controls });
   const baseUrl = await vendor.listen();
-  const trace = createTraceStore();
-  return { vendor, trace, engine: createEngine({ trace }), baseUrl };
+  const engine = createEngine();
+  const model = createDevtoolsModel(engine);
+  const counts = (name: string) =>
+    countLanes(model.getSnapshot().lanes.filter((lane) => lane.stitch === name));
+  return { vendor, counts, model, engine, baseUrl };
 }
 
 it('a dropped connection is a failed request, and a retry is one more, as the ledger counts them', async () => {
-  const { vendor, trace, engine, baseUrl } = await setUp({ reset: true });
+  const { vendor, counts, engine, baseUrl } = await setUp({ reset: true });
   const search = stitch({
     name: uniqueKey('search'),
     baseUrl,
@@ -36,7 +41,7 @@ it('a dropped connection is a failed request, and a retry is one more, as the le
   const result = await search({ query: { q: 'ada' } }, { engine }).safe();
 
   expect(result.error?.kind).toBe('network');
-  expect(trace.counters(search.definition.name)).toMatchObject({
+  expect(counts(search.definition.name)).toMatchObject({
     sent: 2,
     failed: 2,
     completed: 0,
@@ -46,7 +51,7 @@ it('a dropped connection is a failed request, and a retry is one more, as the le
 });
 
 it('calls the open breaker refuses count as failed fast, with nothing sent', async () => {
-  const { vendor, trace, engine, baseUrl } = await setUp({ failRate: 1 });
+  const { vendor, counts, model, engine, baseUrl } = await setUp({ failRate: 1 });
   const search = stitch({
     name: uniqueKey('search'),
     baseUrl,
@@ -59,8 +64,8 @@ it('calls the open breaker refuses count as failed fast, with nothing sent', asy
   expect((await search({ query: { q: 'ada' } }, { engine }).safe()).error?.kind).toBe('circuit-open');
   expect((await search({ query: { q: 'bob' } }, { engine }).safe()).error?.kind).toBe('circuit-open');
 
-  expect(trace.counters(search.definition.name)).toMatchObject({
-    runs: 3,
+  expect(model.getSnapshot().lanes).toHaveLength(3);
+  expect(counts(search.definition.name)).toMatchObject({
     sent: 1,
     failed: 1,
     fastFailed: 2,

@@ -1,0 +1,15 @@
+/**
+ * `compute` remembering its last answer: calls in a row with one argument (every reader of one
+ * key, the throttle then the breaker of one call) work it out once. One entry, so nothing grows.
+ */
+export function lastOne(compute: (key: string) => string): (key: string) => string {
+  let lastKey: string | undefined;
+  let lastValue = '';
+  return (key) => {
+    if (key !== lastKey) {
+      lastValue = compute(key);
+      lastKey = key;
+    }
+    return lastValue;
+  };
+}

@@ -1,0 +1,149 @@
+import { createContext } from 'react';
+import type { CancelTimer, Engine } from '../index';
+
+/**
+ * Tells hooks when the app is looked at again. `subscribe`'s listener is called on every change
+ * (a focus, a visibility change); `isVisible()` says whether the app is visible now.
+ */
+export interface FocusSource {
+  /** Calls `listener` on every change; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  /** Whether the app is visible now (polling pauses while it is not). */
+  isVisible(): boolean;
+}
+
+/** Tells hooks when the network comes back; `isOnline()` says whether it is up now. */
+export interface OnlineSource {
+  /** Calls `listener` on every change; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  /** Whether the network is up now. */
+  isOnline(): boolean;
+}
+
+/** The refetch triggers of `useStitch`, which `<StitchProvider defaults>` can turn on for every hook. */
+export interface RefetchTriggers {
+  /**
+   * Refetch when the app becomes visible or focused again, unless the data is fresh (younger than
+   * `staleTime` or the stitch's `cache.ttl`). @default false
+   */
+  refetchOnFocus?: boolean;
+  /** Refetch when the network comes back, unless the data is fresh. @default false */
+  refetchOnReconnect?: boolean;
+  /**
+   * Refetch every this many ms while the app is visible. A poll is scheduled only once the
+   * previous request for the key has settled, so polls never overlap. `0`: no polling. @default 0
+   */
+  refetchInterval?: number;
+}
+
+/** What `StitchProvider` hands its hooks besides the engine. */
+export interface TriggerSettings {
+  defaults: RefetchTriggers;
+  focus: FocusSource;
+  online: OnlineSource;
+}
+
+/** Listens to `events` on the window and the document, where they are (not on a server, nor in React Native). */
+const listen =
+  (events: ReadonlyArray<[target: 'window' | 'document', type: string]>) =>
+  (listener: () => void): (() => void) => {
+    const on = events.flatMap(([name, type]) => {
+      const target = (globalThis as Partial<Record<typeof name, EventTarget>>)[name];
+      return typeof target?.addEventListener === 'function' ? [[target, type] as const] : [];
+    });
+    for (const [target, type] of on) target.addEventListener(type, listener);
+    return () => {
+      for (const [target, type] of on) target.removeEventListener(type, listener);
+    };
+  };
+
+/** The browser's focus: `visibilitychange` on the document and `focus` on the window. */
+export const browserFocus: FocusSource = {
+  subscribe: listen([
+    ['document', 'visibilitychange'],
+    ['window', 'focus'],
+  ]),
+  isVisible: () => typeof document === 'undefined' || document.visibilityState !== 'hidden',
+};
+
+/** The browser's network state: `online` and `offline` on the window. */
+export const browserOnline: OnlineSource = {
+  subscribe: listen([
+    ['window', 'online'],
+    ['window', 'offline'],
+  ]),
+  isOnline: () => typeof navigator === 'undefined' || navigator.onLine !== false,
+};
+
+/** The provider's trigger settings; the browser's sources and no defaults outside a provider. */
+export const TriggerContext = createContext<TriggerSettings>({
+  defaults: {},
+  focus: browserFocus,
+  online: browserOnline,
+});
+
+/** What the triggers need of a hook's observer. */
+export interface TriggerTarget {
+  /** Hears every change of the hook's key (the observer's own listener set, not another cache reader). */
+  subscribe(listener: () => void): () => void;
+  /** A background refetch; `always`: even if the data is fresh, as polls do. */
+  refetchInBackground(always: boolean): void;
+}
+
+/**
+ * Wires one hook's triggers for `key` and returns what undoes it.
+ *
+ *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
+ *                  (never armed while a request for the key is in flight, nor while hidden)
+ */
+export function watchTriggers(
+  engine: Engine,
+  key: string | undefined,
+  triggers: Required<RefetchTriggers>,
+  sources: Pick<TriggerSettings, 'focus' | 'online'>,
+  observer: TriggerTarget,
+): () => void {
+  const { refetchOnFocus, refetchOnReconnect, refetchInterval } = triggers;
+  const { focus, online } = sources;
+  const refetch = observer.refetchInBackground;
+  const stops: Array<() => void> = [];
+  let timer: CancelTimer | undefined;
+  const disarm = () => {
+    timer?.();
+    timer = undefined;
+  };
+  if (key === undefined) return () => {};
+  const arm = () => {
+    if (timer || !focus.isVisible() || engine.getSnapshot(key).fetching) return;
+    timer = engine.clock.schedule(refetchInterval, () => {
+      timer = undefined;
+      refetch(true);
+      // A poll that sent nothing (the hook was waiting out its debounce) waits a period again.
+      arm();
+    });
+  };
+  if (refetchInterval > 0) {
+    stops.push(observer.subscribe(() => (engine.getSnapshot(key).fetching ? disarm() : arm())));
+    arm();
+  }
+  if (refetchOnFocus || refetchInterval > 0) {
+    stops.push(
+      focus.subscribe(() => {
+        if (!focus.isVisible()) return disarm();
+        if (refetchOnFocus) refetch(false);
+        if (refetchInterval > 0) arm();
+      }),
+    );
+  }
+  if (refetchOnReconnect) {
+    stops.push(
+      online.subscribe(() => {
+        if (online.isOnline()) refetch(false);
+      }),
+    );
+  }
+  return () => {
+    disarm();
+    for (const stop of stops) stop();
+  };
+}
