@@ -71,11 +71,11 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
  * @returns the written data; rejects with the `StitchError`. Like a run, the promise raises no
  * unhandled rejection by itself (a fire-and-forget call that is cancelled is not a process error).
  * @example
- * const previous = engine.getData(getTodos, undefined);
+ * let previous: Todo[] | undefined;
  * await mutate(addTodo, { body: { title } }, {
  *   engine,
- *   onMutate: () => engine.setData(getTodos, undefined, (todos = []) => [...todos, { id: -1, title }]),
- *   onError: () => engine.setData(getTodos, undefined, previous),
+ *   onMutate: () => { previous = engine.getData(getTodos, undefined); engine.setData(getTodos, undefined, (todos = []) => [...todos, { id: -1, title }]); },
+ *   onError: () => engine.setData(getTodos, undefined, (now) => previous ?? now),
  *   invalidates: [getTodos],
  * });
  */
