@@ -3,7 +3,6 @@
  * `createEngine` holds the cache, coalescer, breakers and throttles the calls share.
  * @module stitch-fetch
  */
-export { abortReason, type LinkedSignal, linkSignals } from './engine/abort';
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
@@ -41,7 +40,16 @@ export {
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
 export type { InspectEvent, InspectListener } from './engine/inspect';
+export type { InputArg } from './engine/invoke';
+export {
+  type AnyStitch,
+  type Invalidation,
+  type MutateOptions,
+  type MutationLifecycle,
+  mutate,
+} from './engine/mutate';
 export type { HeadersHook, OutgoingRequest } from './engine/outgoing';
+export { type PrefetchOptions, prefetch } from './engine/prefetch';
 export type { RedirectMode } from './engine/redirect';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';

@@ -52,7 +52,7 @@ try {
   console.error(`soak: cannot load ${fileURLToPath(dist)}; run \`npm run build\` first.\n${error}`);
   process.exit(2);
 }
-const { createEngine, linkSignals, stitch } = stitchModule;
+const { createEngine, stitch } = stitchModule;
 
 const warnings = [];
 process.on('warning', (warning) => warnings.push(`${warning.name}: ${warning.message}`));
@@ -131,6 +131,17 @@ const slow = stitch({
 
 /** The long-lived signal every abortable call is linked to, as a route's signal is by hooks. */
 const app = new AbortController();
+
+/** A signal that aborts with either source, and `dispose()` to take its listeners off them again. */
+function linkSignals(...sources) {
+  const controller = new AbortController();
+  const detachers = sources.map((source) => {
+    const follow = () => controller.abort(source.reason);
+    source.addEventListener('abort', follow, { once: true });
+    return () => source.removeEventListener('abort', follow);
+  });
+  return { signal: controller.signal, dispose: () => detachers.forEach((detach) => detach()) };
+}
 
 /** Calls `call` on a signal linked to the app's and to its own controller; disposes the link after. */
 function linked(call) {

@@ -4,6 +4,7 @@ import { NotFoundPage } from './pages/NotFoundPage';
 import { PeoplePage } from './pages/PeoplePage';
 import { RouteChangePage } from './pages/RouteChangePage';
 import { SearchPage } from './pages/SearchPage';
+import { TodosPage } from './pages/TodosPage';
 
 /** The page for a pathname. */
 export function Routes({ pathname }: { pathname: string }) {
@@ -20,6 +21,8 @@ export function Routes({ pathname }: { pathname: string }) {
       return <BreakerPage />;
     case '/people':
       return <PeoplePage />;
+    case '/todos':
+      return <TodosPage />;
     default:
       return <NotFoundPage />;
   }

@@ -5,6 +5,7 @@ export const PAGES = [
   { path: '/checkout', title: 'Checkout' },
   { path: '/breaker', title: 'Breaker' },
   { path: '/people', title: 'Infinite list' },
+  { path: '/todos', title: 'Optimistic to-dos' },
 ] as const;
 
 /** The page a pathname belongs to (`/route-change/left` belongs to `/route-change`). */

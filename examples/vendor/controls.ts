@@ -5,8 +5,8 @@
  */
 
 /**
- * Latency (ms) and faults of the demo vendor. Faults apply to the two searches, report, upload and
- * charges only, before any endpoint work (so a faulted charge makes no charge), checked in this
+ * Latency (ms) and faults of the demo vendor. Faults apply to the two searches, report, upload,
+ * charges and to-dos only, before any endpoint work (so a faulted charge makes no charge), checked in this
  * order: `reset`, `hang`, `failRate`.
  */
 export interface Controls {

@@ -6,7 +6,7 @@
  */
 
 /** The endpoints the ledger counts (controls and ledger requests are the demo's own, not counted). */
-export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges' | 'people';
+export type Endpoint = 'search' | 'flaky-search' | 'report' | 'upload' | 'charges' | 'people' | 'todos';
 
 /** How one request ended. `pending` until the vendor answers, fails it, or the client hangs up. */
 export type Outcome = 'pending' | 'completed' | 'hungUp' | 'failed';
@@ -69,6 +69,7 @@ const emptyStats = (): Record<Endpoint, EndpointStats> => ({
   upload: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   charges: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
   people: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
+  todos: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
 });
 
 /** The ledger of one demo vendor. */

@@ -14,6 +14,7 @@ import { reportRows, searchPeople } from './data';
 import { consume, errorAnswer, HttpError, json, readJson } from './http';
 import { createLedger, type Endpoint, type LedgerEntry, type LedgerSnapshot } from './ledger';
 import { peoplePage } from './pages';
+import { createTodos, parseTitle } from './todos';
 
 /** A demo vendor. See {@link createDemoVendor}. */
 export interface DemoVendor {
@@ -79,7 +80,15 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     'POST /api/upload': { endpoint: 'upload', work: upload },
     'POST /api/charges': { endpoint: 'charges', work: charge },
     'GET /api/people': { endpoint: 'people', work: list },
+    'GET /api/todos': { endpoint: 'todos', work: todoWork(() => todos.list()) },
+    'POST /api/todos': { endpoint: 'todos', work: todoWork((body) => todos.add(title(body)), 201) },
+    'PUT /api/todos': {
+      endpoint: 'todos',
+      work: todoWork((body) => todos.rename(todoId(body), title(body))),
+    },
+    'DELETE /api/todos': { endpoint: 'todos', work: todoWork((_body, url) => todos.remove(todoId(url))) },
   };
+  const todos = createTodos();
 
   // Not counted and never faulted: the demo's own, which must be able to switch a fault off again.
   const admin: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> = {
@@ -133,7 +142,7 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
-        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
         'Access-Control-Allow-Headers': 'content-type, idempotency-key',
         'Access-Control-Max-Age': '600',
       });
@@ -267,6 +276,27 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     );
   }
 
+  /**
+   * A to-do endpoint: reads the JSON body of a write, then answers `change`'s result after the
+   * search delay (a 404 for an unknown id). The list changes only when the answer is due, so a
+   * hang-up during the delay leaves it as it was.
+   */
+  function todoWork(change: (body: unknown, url: URL) => unknown, status = 200): Work {
+    return async (x, req, url, now) => {
+      const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req) : { value: undefined };
+      if (!body) return;
+      after(x, now.delay, () => {
+        try {
+          const answer = change(body.value, url);
+          if (answer === undefined) finish(x, 404, { error: 'no such to-do' });
+          else finish(x, status, answer);
+        } catch (error) {
+          finish(x, ...errorAnswer(error));
+        }
+      });
+    };
+  }
+
   return {
     handle,
     async listen(port = 0, host = '127.0.0.1') {
@@ -305,6 +335,22 @@ export function createDemoVendor(options: Partial<Controls> = {}): DemoVendor {
     controls,
     ledger: () => ledger.snapshot(),
   };
+}
+
+/** A to-do's `title` from a JSON body; a 400 when there is none. */
+function title(body: unknown): string {
+  const parsed = parseTitle((body as { title?: unknown } | undefined)?.title);
+  if (parsed === undefined)
+    throw new HttpError(400, 'title must be a non-empty string of at most 200 characters');
+  return parsed;
+}
+
+/** A to-do's id, from a JSON body's `id` or the `id` query parameter; a 400 when there is none. */
+function todoId(from: unknown): number {
+  const raw = from instanceof URL ? from.searchParams.get('id') : (from as { id?: unknown } | undefined)?.id;
+  const id = Number(raw);
+  if (!Number.isSafeInteger(id) || id < 1) throw new HttpError(400, 'id must be a positive integer');
+  return id;
 }
 
 /** `limit`: an integer from 1 to 100, default 20. */

@@ -167,8 +167,15 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       if (verdict !== 'none') touch(key);
       return verdict;
     },
-    store: (key: string, data: unknown) =>
-      change(key, { data, updatedAt: clock.now(), error: undefined, stale: false }),
+    /** Stores fresh data; `done` also ends `fetching` in the same change (a write let go of the key's reads). */
+    store: (key: string, data: unknown, done?: boolean) =>
+      change(key, {
+        data,
+        updatedAt: clock.now(),
+        error: undefined,
+        stale: false,
+        ...(done && { fetching: false }),
+      }),
     fail: (key: string, error: StitchError) => change(key, { error }),
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {

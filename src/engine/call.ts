@@ -82,11 +82,23 @@ export function createCall(deps: CallDeps) {
 
   /**
    * Lets no later caller join the executions in flight for the keys `matches` accepts, and keeps
-   * their results out of the cache: a newer execution's answer is the one to keep.
+   * their results out of the cache: a newer execution's answer is the one to keep. With a
+   * `reason` (a write that overwrote the key) they are aborted with it too.
    */
-  const supersede = (matches: (key: string) => boolean) => {
-    coalescer.detach(matches);
+  const supersede = (matches: (key: string) => boolean, reason?: unknown) => {
+    coalescer.detach(matches, reason);
     for (const [key, entry] of tracked) if (matches(key)) entry.stored = entry.started;
+  };
+
+  /**
+   * `engine.setData`: aborts the executions in flight for `key` with `reason` (their answers are
+   * not kept, nobody joins them) and stores `data`. None of them fetches for the key any more, so
+   * the data and `fetching: false` are one change: one render.
+   */
+  const write = (key: string, data: unknown, reason: unknown) => {
+    supersede((other) => other === key, reason);
+    tracked.delete(key);
+    cache.store(key, data, true);
   };
 
   /** `engine.invalidate`: marks the keys stale; their mounted readers refetch (see the cache). */
@@ -269,12 +281,18 @@ export function createCall(deps: CallDeps) {
       emitTo(run, { type: 'coalesce', leader: reference.shared.leader });
     }
 
+    let left = false;
     const detach = signal
-      ? onAbortShared(signal, () => cancel(abortReason(signal), reference.shared.state, reference))
+      ? onAbortShared(signal, () => {
+          left = true;
+          cancel(abortReason(signal), reference.shared.state, reference);
+        })
       : () => {};
     reference.shared.result.then((result: ExecutionResult<TData>) => {
       detach();
       const { state } = reference.shared;
+      // Aborted while this caller still held it: a write took the key over (`engine.setData`).
+      if (result.type === 'aborted' && !left) cancel(abortReason(reference.shared.signal), state, reference);
       Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
       reference.release(undefined);
       if (result.type === 'success' && result.recorded) tally.source = 'recorded';
@@ -303,7 +321,8 @@ export function createCall(deps: CallDeps) {
           cache.store(key, outcome.data);
         } else cache.fail(key, outcome.error);
       }
-      if (entry.running > 0) return;
+      // A write let go of this key's executions (see `write`): `fetching` is no longer theirs.
+      if (entry.running > 0 || tracked.get(key) !== entry) return;
       tracked.delete(key);
       cache.fetching(key, false);
     });
@@ -322,7 +341,7 @@ export function createCall(deps: CallDeps) {
       .then(() => revalidating.delete(key));
   }
 
-  return { call, invalidate };
+  return { call, invalidate, write };
 }
 
 /**

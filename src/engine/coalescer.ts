@@ -12,6 +12,8 @@ export interface SharedExecution<TData> {
   /** Live counters and phase, for a reference that cancels mid-way. */
   readonly state: ExecutionState;
   readonly result: Promise<ExecutionResult<TData>>;
+  /** The execution's own signal: aborted by its last reference, or by a write that took its key over. */
+  readonly signal: AbortSignal;
 }
 
 /** One caller's hold on a shared execution. */
@@ -60,8 +62,10 @@ export interface Coalescer {
   /**
    * Lets no new caller join the executions in flight for the keys `matches` accepts (their data
    * may predate a write): the next caller starts afresh, while the current references keep theirs.
+   * With a `reason` (a write that overwrote the key) those executions are aborted with it too,
+   * and their references end as cancelled.
    */
-  detach(matches: (key: string) => boolean): void;
+  detach(matches: (key: string) => boolean, reason?: unknown): void;
 }
 
 /**
@@ -88,7 +92,8 @@ export function createCoalescer(): Coalescer {
       }
     };
     const { state, result } = start(controller, emit);
-    const entry: Entry = { shared: { leader: run, state, result }, controller, listeners, settled: false };
+    const shared = { leader: run, state, result, signal: controller.signal };
+    const entry: Entry = { shared, controller, listeners, settled: false };
     const forget = () => {
       entry.settled = true;
       if (key !== undefined && entries.get(key) === entry) entries.delete(key);
@@ -121,8 +126,12 @@ export function createCoalescer(): Coalescer {
         },
       };
     },
-    detach(matches) {
-      for (const key of [...entries.keys()]) if (matches(key)) entries.delete(key);
+    detach(matches, reason) {
+      for (const [key, entry] of [...entries]) {
+        if (!matches(key)) continue;
+        entries.delete(key);
+        if (reason !== undefined) entry.controller.abort(reason);
+      }
     },
   };
 }

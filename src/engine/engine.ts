@@ -80,6 +80,29 @@ export interface Engine extends StitchEngineLike {
    * reads is only marked stale: its next read fetches.
    */
   invalidate<TInput extends StitchInput>(stitch: StitchLike<unknown, TInput>, input?: TInput): void;
+  /**
+   * Writes the cached data of a read (an optimistic update, or a write's answer): `updater` is
+   * the new data, or a function of the current data (`undefined` when there is none) returning
+   * it; `undefined` leaves the key as it was. A request in flight for the key is aborted first
+   * (its socket closed), with a `DOMException` `AbortError` naming this `setData` as the reason,
+   * so its late answer never replaces the written data; mounted readers show the written data
+   * (one render per write) and no error. A function is always taken as an updater.
+   * @returns the data now in the cache.
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached).
+   */
+  setData<TData, TInput extends StitchInput>(
+    stitch: StitchLike<TData, TInput>,
+    input: TInput | undefined,
+    updater: NoInfer<TData> | ((current: NoInfer<TData> | undefined) => NoInfer<TData> | undefined),
+  ): TData | undefined;
+  /**
+   * The cached data of a read for `input`, whatever its age; `undefined` without any.
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached).
+   */
+  getData<TData, TInput extends StitchInput>(
+    stitch: StitchLike<TData, TInput>,
+    input: TInput | undefined,
+  ): TData | undefined;
   /** The cached data, for a server render to hand to the client. */
   dehydrate(): DehydratedState;
   /** Takes in what `dehydrate` gave, without replacing newer data. */
@@ -157,7 +180,7 @@ export function createEngine(options?: EngineOptions): Engine {
     traced?.(event);
     inspector.notify(() => ({ type: 'run', event }));
   };
-  const { call, invalidate } = createCall({
+  const { call, invalidate, write } = createCall({
     parts,
     cache,
     keys,
@@ -167,6 +190,13 @@ export function createEngine(options?: EngineOptions): Engine {
     // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
     sink: () => (inspector.active ? inspected : traced),
   });
+
+  /** The cache key of a read, for `setData` and `getData`; a write has none. */
+  const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
+    const key = cacheKey(keys, stitch.definition, input as never);
+    if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
+    return key;
+  };
 
   return {
     call,
@@ -184,6 +214,16 @@ export function createEngine(options?: EngineOptions): Engine {
       const only = cacheKey(keys, definition, input);
       invalidate((key) => key === only);
     },
+    setData(stitch, input, updater) {
+      const key = dataKey(stitch as never, input, 'setData');
+      const current = cache.snapshot<never>(key).data;
+      const data = typeof updater === 'function' ? (updater as (data: unknown) => never)(current) : updater;
+      const name = stitch.definition.name;
+      if (data !== undefined)
+        write(key, data, new DOMException(`Overwritten by engine.setData('${name}')`, 'AbortError'));
+      return data ?? current;
+    },
+    getData: (stitch, input) => cache.snapshot<never>(dataKey(stitch as never, input, 'getData')).data,
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),
     inspect(listener) {

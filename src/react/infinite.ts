@@ -1,5 +1,5 @@
+import { invoke } from '../engine/invoke';
 import { type Engine, type SafeResult, type Stitch, StitchError, type StitchInput } from '../index';
-import { invoke } from './invoke';
 import { messageOf } from './signals';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */

@@ -1,3 +1,4 @@
+import { invoke } from '../engine/invoke';
 import {
   type CacheSnapshot,
   type Engine,
@@ -6,7 +7,6 @@ import {
   StitchError,
   type StitchInput,
 } from '../index';
-import { invoke } from './invoke';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
 import { follow, type Link, messageOf } from './signals';
 

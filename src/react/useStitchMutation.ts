@@ -1,9 +1,11 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { raceAbort } from '../engine/abort';
 import { mintKey } from '../engine/idempotency';
-import { linkSignals, type Stitch, type StitchError, type StitchInput } from '../index';
+import { type MutationLifecycle, mutate as runMutation } from '../engine/mutate';
+import type { Stitch, StitchError, StitchInput } from '../index';
 import { ScopeContext } from './context';
-import { invoke } from './invoke';
 import { useEngine } from './provider';
+import { follow } from './signals';
 
 /** Where a mutation is. */
 export type MutationStatus = 'idle' | 'pending' | 'success' | 'error';
@@ -40,22 +42,37 @@ export interface MutationControls<TData, TInput extends StitchInput> {
 
 const IDLE: MutationState<never> = { status: 'idle', data: undefined, error: null };
 
+/** The mutation in flight: its controller, and a promise of the end of its lifecycle (rollback included). */
+interface InFlight {
+  readonly controller: AbortController;
+  readonly settled: Promise<void>;
+}
+
 /**
  * Runs a write with one idempotency key per user intent. After an ambiguous failure (the user
  * cancelled after the request left, say), sending the same intent again reuses the key, so the
  * vendor sees a duplicate, not a second charge; success or `reset()` starts a new intent. The
  * enclosing `StitchScope` aborts a write in flight when it resets; unmounting alone does not,
  * since a write that may have left should be let finish.
+ *
+ * `options` is the lifecycle `mutate` runs (`onMutate`, `onSuccess`, `onError`, `onSettled`,
+ * `invalidates`; the latest render's callbacks are used). A cancelled mutation (`cancel(reason)`,
+ * a scope reset, a superseding `mutate`) rolls back through `onError` and reaches `onSettled`
+ * with the abort error, `cause` intact. A superseding `mutate` waits for the superseded one's
+ * rollback before its own `onMutate`, so their optimistic updates never interleave.
  */
-export function useStitchMutation<TData, TInput extends StitchInput>(
+export function useStitchMutation<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,
+  options: MutationLifecycle<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): MutationResult<TData, TInput> {
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const [state, setState] = useState<MutationState<TData>>(IDLE);
   const [idempotencyKey, setKey] = useState(mintKey);
-  const inFlight = useRef<AbortController | undefined>(undefined);
+  const inFlight = useRef<InFlight | undefined>(undefined);
   const mounted = useRef(true);
+  const lifecycle = useRef(options);
+  lifecycle.current = options;
 
   useEffect(() => {
     mounted.current = true;
@@ -70,30 +87,48 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
 
   const mutateAsync = useCallback(
     async (input?: TInput): Promise<TData> => {
-      inFlight.current?.abort(new DOMException('Superseded by a new mutate()', 'AbortError'));
+      const previous = inFlight.current;
+      previous?.controller.abort(new DOMException('Superseded by a new mutate()', 'AbortError'));
       const controller = new AbortController();
-      inFlight.current = controller;
-      const link = linkSignals(controller.signal, scope);
+      let ended!: () => void;
+      const current: InFlight = { controller, settled: new Promise((resolve) => (ended = resolve)) };
+      inFlight.current = current;
+      const link = follow(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
-      // The intent's key goes only where the stitch asks for one and does not derive its own:
-      // a `keyOf` key must win, and a write that never asked for a key must not get one (a
-      // keyed write is retried).
-      const policy = stitch.definition.idempotency;
-      const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
-      const result = await invoke(stitch, input, { engine, signal: link.signal, ...owned }).safe();
-      link.dispose();
-      if (inFlight.current !== controller) {
-        if (result.ok) return result.data;
+      try {
+        // The superseded mutation rolls back first: its rollback must not undo this one's update.
+        if (previous) await raceAbort(previous.settled, link.signal).catch(() => {});
+        // The intent's key goes only where the stitch asks for one and does not derive its own:
+        // a `keyOf` key must win, and a write that never asked for a key must not get one (a
+        // keyed write is retried).
+        const policy = stitch.definition.idempotency;
+        const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
+        const settled = runMutation(stitch, input as TInput, {
+          ...lifecycle.current,
+          ...owned,
+          engine,
+          signal: link.signal,
+        });
+        const result = await settled.then(
+          (data) => ({ ok: true, data }) as const,
+          (error: StitchError) => ({ ok: false, error }) as const,
+        );
+        if (inFlight.current !== current) {
+          if (result.ok) return result.data;
+          throw result.error;
+        }
+        inFlight.current = undefined;
+        if (result.ok) {
+          show({ status: 'success', data: result.data, error: null });
+          if (mounted.current) setKey(mintKey());
+          return result.data;
+        }
+        show({ status: 'error', data: undefined, error: result.error });
         throw result.error;
+      } finally {
+        link.dispose();
+        ended();
       }
-      inFlight.current = undefined;
-      if (result.ok) {
-        show({ status: 'success', data: result.data, error: null });
-        if (mounted.current) setKey(mintKey());
-        return result.data;
-      }
-      show({ status: 'error', data: undefined, error: result.error });
-      throw result.error;
     },
     [engine, idempotencyKey, scope, show, stitch],
   );
@@ -108,7 +143,7 @@ export function useStitchMutation<TData, TInput extends StitchInput>(
   );
 
   const cancel = useCallback((reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
-    inFlight.current?.abort(reason);
+    inFlight.current?.controller.abort(reason);
   }, []);
 
   const reset = useCallback(() => {

@@ -1,7 +1,7 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
+import { invoke } from '../engine/invoke';
 import type { Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
-import { invoke } from './invoke';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
 import { follow } from './signals';

@@ -109,7 +109,15 @@ export function eventually(assertion: () => void, timeout = 5_000): Promise<void
 
 /** Ends a play: no endpoint is held any more and held requests are answered, so a person can go on. */
 export function letGo({ vendor }: Harness): void {
-  for (const endpoint of ['search', 'flaky-search', 'report', 'upload', 'charges', 'people'] as const) {
+  for (const endpoint of [
+    'search',
+    'flaky-search',
+    'report',
+    'upload',
+    'charges',
+    'people',
+    'todos',
+  ] as const) {
     vendor.hold(endpoint, false);
     vendor.release(endpoint);
   }

@@ -22,6 +22,7 @@ import {
   type LedgerEntry,
 } from '../../examples/vendor/ledger';
 import { peoplePage } from '../../examples/vendor/pages';
+import { createTodos } from '../../examples/vendor/todos';
 
 export type { Endpoint };
 
@@ -63,6 +64,7 @@ const PATHS: Record<Endpoint, string> = {
   upload: '/api/upload',
   charges: '/api/charges',
   people: '/api/people',
+  todos: '/api/todos',
 };
 
 /** Creates a vendor with the given controls (the rest from `DEFAULT_CONTROLS`). */
@@ -74,6 +76,7 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
   const queueOf = (endpoint: Endpoint) =>
     queues.get(endpoint) ?? queues.set(endpoint, []).get(endpoint) ?? [];
   const reasons = new Map<number, unknown>();
+  const todos = createTodos();
 
   /**
    * Resolves `true` when the answer is due (after `ms`, or on `release` while held; never while the
@@ -100,7 +103,7 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
 
   /** A counted endpoint: ledger entry, faults, then `work` (its body read on arrival) and its delay. */
   const counted = (
-    method: 'get' | 'post',
+    method: 'get' | 'post' | 'put' | 'delete',
     endpoint: Endpoint,
     delay: (now: Controls) => number,
     work: (request: Request, url: URL) => Promise<[status: number, body: JsonBodyType]>,
@@ -175,6 +178,38 @@ export function createStoryVendor({ hold = [], ...options }: StoryVendorOptions 
         200,
         peoplePage(url.searchParams.get('cursor'), url.searchParams.get('limit')),
       ],
+    ),
+    // The to-do list changes on arrival here (the node vendor waits for the answer): the stories
+    // play successes and injected failures, which fail before the list is touched.
+    counted(
+      'get',
+      'todos',
+      (now) => now.delay,
+      async () => [200, todos.list() as unknown as JsonBodyType],
+    ),
+    counted(
+      'post',
+      'todos',
+      (now) => now.delay,
+      async (request) => {
+        const { title } = (await request.json()) as { title: string };
+        return [201, todos.add(title) as unknown as JsonBodyType];
+      },
+    ),
+    counted(
+      'put',
+      'todos',
+      (now) => now.delay,
+      async (request) => {
+        const { id, title } = (await request.json()) as { id: number; title: string };
+        return [200, (todos.rename(id, title) ?? null) as unknown as JsonBodyType];
+      },
+    ),
+    counted(
+      'delete',
+      'todos',
+      (now) => now.delay,
+      async (_request, url) => [200, todos.remove(Number(url.searchParams.get('id'))) ?? null],
     ),
     // The demo's plumbing: never counted, never faulted, answered at once.
     http.get('*/api/controls', () => HttpResponse.json(controls, { headers: NO_STORE })),

@@ -243,6 +243,7 @@ describe('ledger', () => {
       upload: { requests: 1, completed: 1, hungUp: 0, failed: 0 },
       charges: { requests: 1, completed: 1, hungUp: 0, failed: 0 },
       people: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
+      todos: { requests: 0, completed: 0, hungUp: 0, failed: 0 },
     });
     expect(body.recent.map((e: { n: number; status: number }) => [e.n, e.status])).toEqual([
       [1, 200],

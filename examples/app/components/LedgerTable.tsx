@@ -1,7 +1,7 @@
 import type { Endpoint } from '../api';
 import { useLedger } from '../hooks/useLedger';
 
-const ALL: readonly Endpoint[] = ['search', 'flaky-search', 'report', 'upload', 'charges', 'people'];
+const ALL: readonly Endpoint[] = ['search', 'flaky-search', 'report', 'upload', 'charges', 'people', 'todos'];
 
 /** What the vendor saw, per endpoint: requests, answered, hung up by the client, failed. */
 export function LedgerTable({ endpoints = ALL }: { endpoints?: readonly Endpoint[] }) {

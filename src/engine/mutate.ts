@@ -1,0 +1,144 @@
+import { raceAbort } from './abort';
+import { defaultEngine, type Engine, type StitchLike } from './engine';
+import { isStitchError, reasonMessage, StitchError } from './errors';
+import { type InputArg, invoke } from './invoke';
+import type { StitchInput } from './request';
+import type { CallOptions, Stitch } from './stitch';
+
+/** Any stitch, whatever its data and input types (a stitch's type is invariant in its input). */
+export interface AnyStitch {
+  readonly definition: { readonly name: string };
+}
+
+/**
+ * What a mutation marks stale after it succeeds: a stitch (every input of it), or one input of
+ * it as a `[stitch, input]` pair.
+ */
+export type Invalidation = AnyStitch | readonly [stitch: AnyStitch, input: StitchInput];
+
+/**
+ * The lifecycle of a mutation: callbacks around the write, and what it invalidates. Each callback
+ * may return a promise, which is awaited before the next step; one that throws (or rejects) does
+ * not change the outcome, except `onMutate`, whose failure fails the mutation before anything is
+ * sent.
+ */
+export interface MutationLifecycle<TData, TInput extends StitchInput, TContext> {
+  /**
+   * Before the write is sent: apply an optimistic update (`engine.setData`) and return what a
+   * rollback needs (the previous data, say), possibly as a promise; it is the `context` of the
+   * other callbacks. `signal` aborts when the mutation is cancelled; a cancel while its promise
+   * is pending does not wait for it (`context` is then `undefined`).
+   */
+  onMutate?(input: TInput, signal: AbortSignal | undefined): TContext | Promise<TContext>;
+  /** After the write succeeded, before `invalidates` is applied. */
+  onSuccess?(data: TData, input: TInput, context: TContext | undefined): unknown;
+  /**
+   * After the write failed or was cancelled (`error.kind === 'aborted'`, its `cause` the
+   * reason): roll the optimistic update back with `context`, typically with `engine.setData`.
+   */
+  onError?(error: StitchError, input: TInput, context: TContext | undefined): unknown;
+  /** Last, either way: `error` is `null` after a success. */
+  onSettled?(
+    data: TData | undefined,
+    error: StitchError | null,
+    input: TInput,
+    context: TContext | undefined,
+  ): unknown;
+  /**
+   * Marked stale after a success (after `onSuccess`), as `engine.invalidate` does: the mounted
+   * readers of those keys refetch once, one coalesced request per key; unread keys fetch on
+   * their next read. A function receives the data and the input.
+   * @default []
+   */
+  invalidates?: readonly Invalidation[] | ((data: TData, input: TInput) => readonly Invalidation[]);
+}
+
+/** Options of {@link mutate}: the call's options and the mutation's lifecycle. */
+export interface MutateOptions<TData, TInput extends StitchInput, TContext>
+  extends Omit<CallOptions, 'engine' | 'revalidate'>,
+    MutationLifecycle<TData, TInput, TContext> {
+  /** The engine to run on (its cache is what `invalidates` and rollbacks touch). @default defaultEngine() */
+  engine?: Engine;
+}
+
+/**
+ * Runs a write with a lifecycle: `onMutate` (an optimistic update), the write, then `onSuccess`,
+ * `invalidates` and `onSettled`, or `onError` (the rollback) and `onSettled`. A cancelled
+ * mutation (`options.signal` aborted, before or while the write is in flight) is a failure of
+ * kind `'aborted'` whose `cause` is the reason itself: it rolls back through `onError`, and
+ * `onSettled` gets the same error. Lives in its own module, so an app that never calls it does
+ * not ship it. `useStitchMutation` runs the same lifecycle.
+ * @returns the written data; rejects with the `StitchError`. Like a run, the promise raises no
+ * unhandled rejection by itself (a fire-and-forget call that is cancelled is not a process error).
+ * @example
+ * let previous: Todo[] | undefined;
+ * await mutate(addTodo, { body: { title } }, {
+ *   engine,
+ *   onMutate: () => { previous = engine.getData(getTodos, undefined); engine.setData(getTodos, undefined, (todos = []) => [...todos, { id: -1, title }]); },
+ *   onError: () => engine.setData(getTodos, undefined, (now) => previous ?? now),
+ *   invalidates: [getTodos],
+ * });
+ */
+export function mutate<TData, TInput extends StitchInput, TContext = unknown>(
+  stitch: Stitch<TData, TInput>,
+  input: InputArg<TInput>,
+  options: MutateOptions<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
+): Promise<TData> {
+  const settled = lifecycle(stitch, input as TInput, options);
+  settled.catch(() => {});
+  return settled;
+}
+
+async function lifecycle<TData, TInput extends StitchInput, TContext>(
+  stitch: Stitch<TData, TInput>,
+  input: TInput,
+  options: MutateOptions<TData, TInput, TContext>,
+): Promise<TData> {
+  const { onMutate, onSuccess, onError, onSettled, invalidates, ...call } = options;
+  const engine = call.engine ?? defaultEngine();
+  const { signal } = call;
+  let context: TContext | undefined;
+  let failed: StitchError | undefined;
+  if (onMutate && !signal?.aborted) {
+    try {
+      context = await raceAbort(Promise.resolve(onMutate(input, signal)), signal);
+    } catch (error) {
+      // A cancel while it ran: the call below, on the aborted signal, cancels with the reason.
+      if (!signal?.aborted) failed = mutateFailed(stitch.definition.name, error);
+    }
+  }
+  const result = failed
+    ? ({ ok: false, error: failed } as const)
+    : await invoke(stitch, input, { ...call, engine }).safe();
+  if (result.ok) {
+    await quietly(() => onSuccess?.(result.data, input, context));
+    await quietly(() => {
+      const targets = typeof invalidates === 'function' ? invalidates(result.data, input) : invalidates;
+      for (const target of targets ?? []) {
+        const [of, keyed] = Array.isArray(target) ? target : [target];
+        engine.invalidate(of as StitchLike<unknown, StitchInput>, keyed as StitchInput | undefined);
+      }
+    });
+    await quietly(() => onSettled?.(result.data, null, input, context));
+    return result.data;
+  }
+  await quietly(() => onError?.(result.error, input, context));
+  await quietly(() => onSettled?.(undefined, result.error, input, context));
+  throw result.error;
+}
+
+/** Runs a lifecycle callback to its end; what it throws does not change the mutation's outcome. */
+async function quietly(callback: () => unknown): Promise<void> {
+  try {
+    await callback();
+  } catch {
+    // Documented: a callback cannot change the outcome.
+  }
+}
+
+/** `onMutate` threw: the mutation fails before anything is sent, as a `config` error naming it. */
+function mutateFailed(stitch: string, error: unknown): StitchError {
+  if (isStitchError(error)) return error;
+  const message = `stitch '${stitch}': \`onMutate\` failed: ${reasonMessage(error)}`;
+  return new StitchError({ kind: 'config', field: 'onMutate', message, cause: error, stitch });
+}

@@ -1,0 +1,37 @@
+import { configError } from './errors';
+import { type InputArg, invoke } from './invoke';
+import type { StitchInput } from './request';
+import type { SafeResult } from './run';
+import type { CallOptions, Stitch } from './stitch';
+
+/** Options of {@link prefetch}. */
+export type PrefetchOptions = Pick<CallOptions, 'signal' | 'engine' | 'revalidate'>;
+
+/**
+ * Loads a read into the cache ahead of its readers (a router loader, a hover): an ordinary call
+ * that shares the engine's cache and coalescer. A reader that mounts while it is in flight joins
+ * its request (one request serves both); once it is cached, a reader within the stitch's
+ * `cache.ttl` (or its `staleTime`) gets the data without a request, and with neither shows it
+ * while it fetches again. The prefetch is one reference on the request: aborting `signal` (the
+ * loader's route was left) releases it like an unmounting reader, so the request is aborted and
+ * its socket closed only when nobody else holds it. Lives in its own module, so an app that never
+ * calls it does not ship it.
+ * @returns a promise that never rejects: `{ ok: true, data }` once the data is cached, or
+ * `{ ok: false, error }` when it failed, or was aborted (`error.kind === 'aborted'`, `cause`
+ * the reason), or the stitch is a write (`kind: 'config'`, nothing sent).
+ * @example
+ * const controller = new AbortController(); // the loader's
+ * void prefetch(getUser, { params: { id: 7 } }, { signal: controller.signal, engine });
+ */
+export function prefetch<TData, TInput extends StitchInput>(
+  stitch: Stitch<TData, TInput>,
+  input: InputArg<TInput>,
+  options: PrefetchOptions = {},
+): Promise<SafeResult<TData>> {
+  const { name } = stitch.definition;
+  if (stitch.definition.kind === 'write') {
+    const error = configError(name, 'method', 'prefetch applies to reads (GET, HEAD): writes are not cached');
+    return Promise.resolve({ ok: false, data: null, error });
+  }
+  return invoke(stitch, input as TInput, options).safe();
+}

@@ -1,0 +1,56 @@
+import type { Meta, StoryObj } from '@storybook/react-vite';
+import { expect, userEvent, within } from 'storybook/test';
+import { TodosPage } from '../examples/app/pages/TodosPage';
+import { eventually, harnessOf, letGo, withDemo } from './support/harness';
+
+/**
+ * The demo's optimistic to-do page. The vendor holds every to-do request until the play releases
+ * it, so the play can see each optimistic update before the vendor has answered.
+ */
+const meta = {
+  title: 'Demo/Optimistic to-dos',
+  component: TodosPage,
+  parameters: { vendor: { hold: ['todos'] } },
+  ...withDemo,
+} satisfies Meta<typeof TodosPage>;
+export default meta;
+
+type Story = StoryObj<typeof meta>;
+
+const titles = (canvas: ReturnType<typeof within>) =>
+  canvas.queryAllByTestId('todo').map((item: HTMLElement) => item.querySelector('span')?.textContent ?? '');
+
+/**
+ * Add shows at once and stays after the vendor's answer (the list is fetched again once); with the
+ * vendor failing every request, a delete shows at once and is undone.
+ */
+export const AddThenFailedDelete: Story = {
+  play: async (context) => {
+    const { vendor } = harnessOf(context);
+    const canvas = within(context.canvasElement);
+    await eventually(() => expect(vendor.held('todos')).toBe(1)); // the list, from the mount
+    vendor.release('todos');
+    await eventually(() => expect(titles(canvas)).toHaveLength(3));
+
+    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy eggs');
+    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    // Shown before the vendor answers.
+    await eventually(() => expect(titles(canvas)).toContain('Buy eggs'));
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    vendor.release('todos');
+    // The success invalidates the list: fetched again, once.
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    vendor.release('todos');
+    await eventually(() => expect(vendor.counts('todos')).toMatchObject({ requests: 3, completed: 3 }));
+    await eventually(() => expect(titles(canvas)).toEqual(expect.arrayContaining(['Buy milk', 'Buy eggs'])));
+    expect(vendor.requests('todos').map((request) => request.method)).toEqual(['GET', 'POST', 'GET']);
+
+    vendor.set({ failRate: 1 });
+    await userEvent.click(canvas.getByRole('button', { name: 'Delete Buy milk' }));
+    await eventually(() => expect(canvas.getByTestId('undone')).toHaveTextContent(/^Undone:/));
+    expect(titles(canvas)).toContain('Buy milk');
+    expect(vendor.counts('todos')).toMatchObject({ requests: 4, failed: 1 });
+    vendor.set({ failRate: 0 });
+    letGo(harnessOf(context));
+  },
+};

@@ -1,0 +1,178 @@
+/**
+ * `mutate(stitch, input, options)`: the mutation lifecycle around a write. `onMutate` applies an
+ * optimistic update and returns the context; a failure or a cancellation rolls back through
+ * `onError` (a cancel is `kind: 'aborted'` with its `cause` the reason itself) and reaches
+ * `onSettled` with the same error; a success runs `onSuccess`, then `invalidates`, then
+ * `onSettled`. Against the real vendor.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { type Engine, mutate, stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { startScenario } from '../helpers/runs';
+import { type AddInput, type Todo, type TodoStitches, todoStitches, milk as todos } from '../helpers/todos';
+
+/** The lifecycle of an optimistic add, recording every callback it gets. */
+function optimisticAdd(engine: Engine, getTodos: TodoStitches['getTodos']) {
+  const calls: string[] = [];
+  const lifecycle = {
+    onMutate: vi.fn((input: AddInput) => {
+      calls.push('onMutate');
+      const previous = engine.getData(getTodos, undefined);
+      engine.setData(getTodos, undefined, (list = []) => [...list, { id: -1, title: input.body.title }]);
+      return { previous };
+    }),
+    onSuccess: vi.fn(() => void calls.push('onSuccess')),
+    onError: vi.fn(
+      (_error: unknown, _input: AddInput, context: { previous: Todo[] | undefined } | undefined) => {
+        calls.push('onError');
+        engine.setData(getTodos, undefined, (current) => context?.previous ?? current);
+      },
+    ),
+    onSettled: vi.fn(() => void calls.push('onSettled')),
+  };
+  return { calls, lifecycle };
+}
+
+const input: AddInput = { body: { title: 'eggs' } };
+
+describe('mutate', () => {
+  it('a success runs onMutate, the write, onSuccess, invalidates and onSettled, in that order', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    engine.setData(getTodos, undefined, todos);
+    const { calls, lifecycle } = optimisticAdd(engine, getTodos);
+    const key = engine.keyOf(getTodos, undefined) as string;
+
+    const done = mutate(addTodo, input, { engine, ...lifecycle, invalidates: [getTodos] });
+    // The optimistic update is applied at once, before the write leaves.
+    expect(engine.getData(getTodos, undefined)).toEqual([...todos, { id: -1, title: 'eggs' }]);
+    const arrival = await vendor.arrival(1);
+    expect(JSON.parse(arrival.body)).toEqual(input.body);
+    vendor.release(1, { body: { id: 2, title: 'eggs' } });
+    await expect(done).resolves.toEqual({ id: 2, title: 'eggs' });
+
+    expect(calls).toEqual(['onMutate', 'onSuccess', 'onSettled']);
+    const context = { previous: todos };
+    expect(lifecycle.onSuccess).toHaveBeenCalledWith({ id: 2, title: 'eggs' }, input, context);
+    expect(lifecycle.onSettled).toHaveBeenCalledWith({ id: 2, title: 'eggs' }, null, input, context);
+    // Invalidated: stale, and its next read fetches.
+    expect(engine.getSnapshot(key)).toMatchObject({ stale: true, invalidated: 1 });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a cancel while the write is in flight rolls back and settles with the abort, its cause the reason', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    engine.setData(getTodos, undefined, todos);
+    const { calls, lifecycle } = optimisticAdd(engine, getTodos);
+    const controller = new AbortController();
+    const done = mutate(addTodo, input, {
+      engine,
+      signal: controller.signal,
+      ...lifecycle,
+      invalidates: [getTodos],
+    });
+    await vendor.arrival(1);
+
+    const reason = new Error('the user closed the dialog');
+    controller.abort(reason);
+    const error = await done.catch((failure: unknown) => failure);
+    expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', dispatched: true });
+    expect((error as Error).cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    expect(calls).toEqual(['onMutate', 'onError', 'onSettled']);
+    expect(lifecycle.onError).toHaveBeenCalledWith(error, input, { previous: todos });
+    expect(lifecycle.onSettled).toHaveBeenCalledWith(undefined, error, input, { previous: todos });
+    expect(engine.getData(getTodos, undefined)).toBe(todos);
+    // Nothing is invalidated after a failure.
+    expect(engine.getSnapshot(engine.keyOf(getTodos, undefined) as string).invalidated).toBe(0);
+  });
+
+  it('a vendor failure rolls back through onError', async () => {
+    const { vendor, engine } = await startScenario({
+      respond: () => ({ status: 500, body: { error: 'down' } }),
+    });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    engine.setData(getTodos, undefined, todos);
+    const { calls, lifecycle } = optimisticAdd(engine, getTodos);
+    await expect(mutate(addTodo, input, { engine, ...lifecycle })).rejects.toMatchObject({
+      kind: 'http',
+      status: 500,
+    });
+    expect(calls).toEqual(['onMutate', 'onError', 'onSettled']);
+    expect(engine.getData(getTodos, undefined)).toBe(todos);
+  });
+
+  it('a cancel while an asynchronous onMutate runs does not wait for it and sends nothing', async () => {
+    const { vendor, engine } = await startScenario();
+    const { addTodo } = todoStitches(vendor);
+    const controller = new AbortController();
+    const onSettled = vi.fn();
+    const onError = vi.fn();
+    let heard: AbortSignal | undefined;
+    const done = mutate(addTodo, input, {
+      engine,
+      signal: controller.signal,
+      onMutate: (_input, signal) => {
+        heard = signal;
+        return new Promise<never>(() => {}); // never settles
+      },
+      onError,
+      onSettled,
+    });
+    const reason = new Error('gone');
+    controller.abort(reason);
+    await expect(done).rejects.toMatchObject({ kind: 'aborted', cause: reason, dispatched: false });
+    expect(heard).toBe(controller.signal);
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ cause: reason }), input, undefined);
+    expect(onSettled).toHaveBeenCalledWith(
+      undefined,
+      expect.objectContaining({ cause: reason }),
+      input,
+      undefined,
+    );
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('an onMutate that throws fails the mutation before anything is sent', async () => {
+    const { vendor, engine } = await startScenario();
+    const { addTodo } = todoStitches(vendor);
+    const bug = new Error('bug in onMutate');
+    const onSettled = vi.fn();
+    const failure = await mutate(addTodo, input, {
+      engine,
+      onMutate: () => {
+        throw bug;
+      },
+      onSettled,
+    }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: 'config', field: 'onMutate', cause: bug });
+    expect(onSettled).toHaveBeenCalledWith(undefined, failure, input, undefined);
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('invalidates [stitch, input] pairs and a function of the data and input', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const getTodo = stitch<Todo, { params: { id: number } }>({
+      name: uniqueKey('todo'),
+      url: vendor.url('/todos/{id}'),
+      cache: { ttl: 60_000 },
+    });
+    const three = { params: { id: 3 } };
+    const four = { params: { id: 4 } };
+    for (const each of [three, four]) engine.setData(getTodo, each, { id: each.params.id, title: '?' });
+    engine.setData(getTodos, undefined, todos);
+    await mutate(addTodo, input, { engine, invalidates: [[getTodo, three]] });
+    const invalidated = (key: string | undefined) => engine.getSnapshot(key as string).invalidated;
+    expect([three, four].map((each) => invalidated(engine.keyOf(getTodo, each)))).toEqual([1, 0]);
+    await mutate(addTodo, input, {
+      engine,
+      invalidates: (data, sent) =>
+        sent.body.title === 'eggs' ? [getTodos, [getTodo, { params: { id: data.id } }]] : [],
+    });
+    expect(invalidated(engine.keyOf(getTodos, undefined))).toBe(1);
+    expect(invalidated(engine.keyOf(getTodo, three))).toBe(2);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * `engine.setData` / `engine.getData`: cache writes for optimistic updates. A write that
+ * overwrites a key first aborts the read in flight for it (its socket closes, nobody joins it
+ * any more, its answer is never cached), with a reason that names the write. Against the real
+ * vendor.
+ */
+import { describe, expect, it } from 'vitest';
+import { type StitchInput, stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { rejection, startScenario } from '../helpers/runs';
+import type { Vendor } from '../helpers/vendor';
+
+interface Todo {
+  id: number;
+  title: string;
+}
+interface TodoInput extends StitchInput {
+  params: { id: number };
+}
+
+const input: TodoInput = { params: { id: 1 } };
+const server: Todo = { id: 1, title: 'from the server' };
+const written: Todo = { id: 1, title: 'written' };
+
+const todoStitch = (vendor: Vendor) =>
+  stitch<Todo, TodoInput>({
+    name: uniqueKey('todo'),
+    url: vendor.url('/todos/{id}'),
+    retry: false,
+    cache: { ttl: 60_000 },
+  });
+
+describe('engine.setData and engine.getData', () => {
+  it('writes a value or an updater of the current data, one notification per write', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: server }) });
+    const getTodo = todoStitch(vendor);
+    const key = engine.keyOf(getTodo, input) as string;
+    let notified = 0;
+    engine.subscribe(key, () => notified++);
+
+    expect(engine.getData(getTodo, input)).toBeUndefined();
+    const seen: Array<Todo | undefined> = [];
+    engine.setData(getTodo, input, (current) => {
+      seen.push(current);
+      return written;
+    });
+    expect(engine.getData(getTodo, input)).toBe(written);
+    expect(notified).toBe(1);
+
+    const renamed = engine.setData(getTodo, input, (current) => current && { ...current, title: 'renamed' });
+    expect(seen).toEqual([undefined]);
+    expect(renamed).toEqual({ id: 1, title: 'renamed' });
+    expect(notified).toBe(2);
+
+    // An updater that returns undefined leaves the key as it was.
+    expect(engine.setData(getTodo, input, () => undefined)).toBe(renamed);
+    expect(notified).toBe(2);
+
+    // Written data is served like fetched data, within the stitch's ttl: nothing is sent.
+    await expect(getTodo(input, { engine })).resolves.toBe(renamed);
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('refuses a write stitch, which has no cached data', async () => {
+    const { vendor, engine } = await startScenario();
+    const addTodo = stitch({ name: uniqueKey('addTodo'), method: 'POST', url: vendor.url('/todos') });
+    expect(() => engine.setData(addTodo, {}, written)).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'setData' }),
+    );
+    expect(() => engine.getData(addTodo, {})).toThrow(expect.objectContaining({ kind: 'config' }));
+  });
+
+  it('aborts the read in flight for the key, with a reason naming the write; its answer is never cached', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const getTodo = todoStitch(vendor);
+    const key = engine.keyOf(getTodo, input) as string;
+    const first = getTodo(input, { engine });
+    const second = getTodo(input, { engine }); // joins the first's request
+    await vendor.arrival(1);
+    expect(engine.getSnapshot(key).fetching).toBe(true);
+
+    let notified = 0;
+    engine.subscribe(key, () => notified++);
+    engine.setData(getTodo, input, written);
+    // The data and the end of fetching are one change.
+    expect(notified).toBe(1);
+    expect(engine.getSnapshot(key)).toMatchObject({ data: written, fetching: false, error: undefined });
+
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    for (const run of [first, second]) {
+      const error = await rejection(run);
+      expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', dispatched: true });
+      expect(error.cause).toBeInstanceOf(DOMException);
+      expect(error.cause).toMatchObject({ name: 'AbortError', message: expect.stringContaining('setData') });
+      expect((await run.report()).cancelled).toBe(true);
+    }
+    // Both runs share one reason: the write's.
+    expect((await rejection(first)).cause).toBe((await rejection(second)).cause);
+    expect(engine.getData(getTodo, input)).toBe(written);
+    expect(notified).toBe(1);
+
+    // A read after the write is served the written data; a revalidation sends a new request,
+    // which is not the aborted one.
+    await expect(getTodo(input, { engine })).resolves.toBe(written);
+    const fresh = getTodo(input, { engine, revalidate: true });
+    await vendor.arrival(2);
+    vendor.release(2, { body: server });
+    await expect(fresh).resolves.toEqual(server);
+    expect(engine.getData(getTodo, input)).toEqual(server);
+  });
+});
