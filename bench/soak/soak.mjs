@@ -140,7 +140,10 @@ function linkSignals(...sources) {
     source.addEventListener('abort', follow, { once: true });
     return () => source.removeEventListener('abort', follow);
   });
-  return { signal: controller.signal, dispose: () => detachers.forEach((detach) => detach()) };
+  const dispose = () => {
+    for (const detach of detachers) detach();
+  };
+  return { signal: controller.signal, dispose };
 }
 
 /** Calls `call` on a signal linked to the app's and to its own controller; disposes the link after. */
