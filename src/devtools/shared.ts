@@ -36,7 +36,11 @@ function connectOnDemand(engine: Engine, maxLanes: number): SharedDevtoolsModel 
       model ??= createDevtoolsModel(engine, { maxLanes });
       users++;
       const stop = model.subscribe(listener);
+      let subscribed = true;
       return () => {
+        // Idempotent: a second call must not count this subscriber out twice.
+        if (!subscribed) return;
+        subscribed = false;
         stop();
         users--;
         // Let go a microtask later: an unmount and a mount in one commit (a remount, StrictMode's

@@ -1,6 +1,6 @@
+import { reasonMessage } from '../engine/errors';
 import { invoke } from '../engine/invoke';
 import { type Engine, type SafeResult, type Stitch, StitchError, type StitchInput } from '../index';
-import { messageOf } from './signals';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */
 export interface InfiniteData<TData, TParam> {
@@ -67,7 +67,7 @@ interface PageFetch {
 
 // biome-ignore lint/suspicious/noExplicitAny: entries of every data, input and param type, typed again by findEntry.
 const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();
-const superseded = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
+const refetching = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
 
 /** The entries of one engine, by the key of the hook's input. */
 function entriesOf(engine: Engine) {
@@ -210,7 +210,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     publish({ error: null, fetching: direction });
     // A page param function of the user's that throws ends the fetch as a `config` error.
     run(current).catch((cause: unknown) => {
-      const message = `useStitchInfinite: a page param function threw: ${messageOf(cause)}`;
+      const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;
       finish(current, {
         ok: false,
         data: null,
@@ -256,7 +256,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     refetch() {
       const current = fetch;
       fetch = undefined;
-      current?.controller.abort(superseded());
+      current?.controller.abort(refetching());
       start('refetch', (next) => chain(next, true));
       if (current && !fetch) publish({ fetching: undefined });
     },

@@ -1,3 +1,4 @@
+import { onAbort } from '../engine/abort';
 import type { Engine, Stitch, StitchError, StitchInput } from '../index';
 import {
   type EntryHolder,
@@ -8,8 +9,7 @@ import {
   joinEntry,
   type PagePolicy,
 } from './infinite';
-import { abortError, superseded, unmounted } from './observer';
-import { onAbort } from './signals';
+import { abortError, sameTarget, superseded, unmounted } from './observer';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -122,13 +122,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       const previous = target;
       target = goal;
       if (entry) entry.policy = goal.policy;
-      const same =
-        previous !== undefined &&
-        previous.key === goal.key &&
-        previous.stitch === goal.stitch &&
-        previous.signal === goal.signal &&
-        previous.scope === goal.scope;
-      if (same && (entry || own)) return;
+      if (sameTarget(previous, goal) && (entry || own)) return;
       leave(superseded());
       const { key, signal, scope } = goal;
       if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };

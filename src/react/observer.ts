@@ -1,3 +1,5 @@
+import { type LinkedSignal, linkSignals } from '../engine/abort';
+import { reasonMessage } from '../engine/errors';
 import { invoke } from '../engine/invoke';
 import {
   type CacheSnapshot,
@@ -8,7 +10,6 @@ import {
   type StitchInput,
 } from '../index';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
-import { follow, type Link, messageOf } from './signals';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
 export type QueryStatus = 'idle' | 'pending' | 'success' | 'error';
@@ -67,10 +68,26 @@ export interface ResultView<TData> {
  */
 type Phase =
   | { type: 'idle' }
-  | { type: 'waiting' | 'fetching'; key: string; link: Link; cancelled: boolean }
+  | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
 /** The reason a hook lets go of its request with when it moves to another input. */
+/** What a hook reads from: the same stitch, key, signal and scope keep its reference as it is. */
+interface TargetIdentity {
+  readonly stitch: unknown;
+  readonly key: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly scope: AbortSignal | undefined;
+}
+
+/** Whether a commit changes nothing a hook's reference depends on. */
+export const sameTarget = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
+  previous !== undefined &&
+  previous.key === next.key &&
+  previous.stitch === next.stitch &&
+  previous.signal === next.signal &&
+  previous.scope === next.scope;
+
 export const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
 /** The reason a hook lets go of its request with when its component unmounts. */
 export const unmounted = () => new DOMException('The component unmounted', 'AbortError');
@@ -133,8 +150,10 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     watched = { key, stop: engine.subscribe(key, onChange) };
   };
 
-  /** Lets go of the current work without ever showing its abort. */
-  /** Lets go of the current wait or request, if any; the reason is built only then (a DOMException is dear). */
+  /**
+   * Lets go of the current wait or request, if any, without ever showing its abort; the reason is
+   * built only then (a DOMException is dear).
+   */
   const release = (reason: () => unknown) => {
     const current = phase;
     phase = { type: 'idle' };
@@ -147,7 +166,12 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const load = (goal: ObserverTarget<TData, TInput>, key: string, link: Link, revalidate: boolean) => {
+  const load = (
+    goal: ObserverTarget<TData, TInput>,
+    key: string,
+    link: LinkedSignal,
+    revalidate: boolean,
+  ) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
     invoke(goal.stitch, goal.input, { engine, signal: link.signal, revalidate })
@@ -168,7 +192,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       settle(key, null);
       return;
     }
-    const link = follow(goal.signal, goal.scope);
+    const link = linkSignals(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
       load(goal, key, link, revalidate);
       return;
@@ -223,13 +247,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       target = goal;
       watch(goal.key);
       remember();
-      const same =
-        previous !== undefined &&
-        previous.key === goal.key &&
-        previous.stitch === goal.stitch &&
-        previous.signal === goal.signal &&
-        previous.scope === goal.scope;
-      if (same && phase.type !== 'idle') return;
+      if (sameTarget(previous, goal) && phase.type !== 'idle') return;
       release(superseded);
       start(goal, false);
       notify();
@@ -313,7 +331,7 @@ export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
 ): StitchError {
-  const message = messageOf(reason);
+  const message = reasonMessage(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }
 

@@ -38,7 +38,7 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   const scope = useContext(ScopeContext);
   const observer = useMemo(() => createInfiniteObserver<TData, TInput, TParam>(engine), [engine]);
   const { name, method } = stitch.definition;
-  if (!stitch.definition.cache) {
+  if (stitch.definition.kind === 'write') {
     throw new StitchError({
       kind: 'config',
       field: 'method',

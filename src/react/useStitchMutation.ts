@@ -1,11 +1,10 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { raceAbort } from '../engine/abort';
+import { linkSignals, raceAbort } from '../engine/abort';
 import { mintKey } from '../engine/idempotency';
 import { type MutationLifecycle, mutate as runMutation } from '../engine/mutate';
 import type { Stitch, StitchError, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { useEngine } from './provider';
-import { follow } from './signals';
 
 /** Where a mutation is. */
 export type MutationStatus = 'idle' | 'pending' | 'success' | 'error';
@@ -93,7 +92,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       let ended!: () => void;
       const current: InFlight = { controller, settled: new Promise((resolve) => (ended = resolve)) };
       inFlight.current = current;
-      const link = follow(controller.signal, scope);
+      const link = linkSignals(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
       try {
         // The superseded mutation rolls back first: its rollback must not undo this one's update.

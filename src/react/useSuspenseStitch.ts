@@ -1,10 +1,10 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
+import { linkSignals } from '../engine/abort';
 import { invoke } from '../engine/invoke';
 import type { Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
-import { follow } from './signals';
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
@@ -79,7 +79,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     byKey.delete(key);
   }
   if (!lease || lease.settled) {
-    const link = follow(options.signal, scope);
+    const link = linkSignals(options.signal, scope);
     lease = openLease(engine, key, {
       stitch: stitch.definition.name,
       scope,

@@ -1,5 +1,6 @@
 import type { QueryResult } from '../../../src/react/index';
 import type { SearchResult } from '../api';
+import { PeopleList } from './PeopleList';
 
 const IDLE = 'Type a name, a company or a city.';
 
@@ -31,17 +32,7 @@ export function SearchResults({
         {`${data.total} found for “${data.query}”, showing ${data.items.length}`}
         {placeholder ? ' (previous query, loading the new one)' : ''}
       </p>
-      {!summaryOnly && (
-        <ul className="people">
-          {data.items.map((person) => (
-            <li key={person.id}>
-              <strong>{person.name}</strong>
-              <span>{`${person.title} · ${person.company}`}</span>
-              <span className="muted">{person.city}</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      {!summaryOnly && <PeopleList people={data.items} />}
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { useStitchInfinite } from '../../../src/react/index';
 import { listPeople } from '../api';
 import { Counters, Tile } from '../components/Counters';
 import { PageIntro } from '../components/PageIntro';
+import { PeopleList } from '../components/PeopleList';
 import { TraceTimeline } from '../components/TraceTimeline';
 
 const SIZES = [10, 25] as const;
@@ -64,15 +65,7 @@ export function PeoplePage() {
             {`${error.kind}: ${error.message}`}
           </p>
         )}
-        <ul className="people">
-          {shown.map((person) => (
-            <li key={person.id}>
-              <strong>{person.name}</strong>
-              <span>{`${person.title} · ${person.company}`}</span>
-              <span className="muted">{person.city}</span>
-            </li>
-          ))}
-        </ul>
+        <PeopleList people={shown} />
         <div className="actions">
           <button type="button" disabled={!people.hasNext || people.isFetching} onClick={people.fetchNext}>
             {people.isFetchingNext ? 'Loading…' : people.hasNext ? 'Load more' : 'No more people'}
