@@ -49,7 +49,12 @@ export function createCall(deps: CallDeps) {
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
-  const tracked = new Map<string, { running: number; started: number; stored: number }>();
+  // Per read key: executions running (and their controllers, for a write to abort even the
+  // uncoalesced ones), how many started, and the order of the last one whose result was stored.
+  const tracked = new Map<
+    string,
+    { running: number; started: number; stored: number; controllers: Set<AbortController> }
+  >();
   let runs = 0;
   /** A URL as events show it, secrets redacted. */
   const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
@@ -97,6 +102,8 @@ export function createCall(deps: CallDeps) {
    */
   const write = (key: string, data: unknown, reason: unknown) => {
     supersede((other) => other === key, reason);
+    // A read with `coalesce: false` is not in the coalescer: its controller is aborted here.
+    for (const controller of tracked.get(key)?.controllers ?? []) controller.abort(reason);
     tracked.delete(key);
     cache.store(key, data, true);
   };
@@ -264,7 +271,7 @@ export function createCall(deps: CallDeps) {
         recorded !== undefined ? ledger.run(context, recorded, () => execute(context)) : execute(context);
       result.then(total.dispose);
       if (key !== undefined) {
-        track(key, result);
+        track(key, result, controller);
         const read = key;
         inspector.notify(() => ({
           type: 'read',
@@ -307,14 +314,16 @@ export function createCall(deps: CallDeps) {
    * its successor can overlap), then each one's data or failure, unless a later-started one has
    * already stored its own. An execution aborted by its last reference leaves the data as it was.
    */
-  function track(key: string, result: Promise<ExecutionResult<unknown>>) {
-    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0 };
+  function track(key: string, result: Promise<ExecutionResult<unknown>>, controller: AbortController) {
+    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0, controllers: new Set() };
     tracked.set(key, entry);
     entry.running += 1;
+    entry.controllers.add(controller);
     const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
       entry.running -= 1;
+      entry.controllers.delete(controller);
       if (order > entry.stored && outcome.type !== 'aborted') {
         if (outcome.type === 'success') {
           entry.stored = order;

@@ -70,6 +70,25 @@ describe('engine.setData and engine.getData', () => {
     expect(() => engine.getData(addTodo, {})).toThrow(expect.objectContaining({ kind: 'config' }));
   });
 
+  it('aborts a read that is not coalesced (coalesce: false) as well: its socket closes, its answer is not kept', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const getTodo = stitch<Todo, TodoInput>({
+      name: uniqueKey('todo'),
+      url: vendor.url('/todos/{id}'),
+      retry: false,
+      coalesce: false,
+      cache: { ttl: 60_000 },
+    });
+    const read = getTodo(input, { engine });
+    await vendor.arrival(1);
+    engine.setData(getTodo, input, written);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    const error = await rejection(read);
+    expect(error).toMatchObject({ kind: 'aborted', dispatched: true });
+    expect(error.cause).toMatchObject({ name: 'AbortError', message: expect.stringContaining('setData') });
+    expect(engine.getData(getTodo, input)).toBe(written);
+  });
+
   it('aborts the read in flight for the key, with a reason naming the write; its answer is never cached', async () => {
     const { vendor, engine } = await startScenario({ respond: () => 'hold' });
     const getTodo = todoStitch(vendor);
