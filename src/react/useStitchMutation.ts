@@ -35,7 +35,10 @@ export interface MutationControls<TData, TInput extends StitchInput> {
   mutateAsync(...args: MutateArgs<TInput>): Promise<TData>;
   /** Cancels the write in flight with `reason`; the key is kept, so re-issuing is safe. */
   cancel(reason?: unknown): void;
-  /** Back to idle, with a new intent (a new idempotency key). */
+  /**
+   * Back to idle, with a new intent (a new idempotency key). A write in flight is let finish, not
+   * aborted; the next mutation waits for it to settle (and roll back) before its own `onMutate`.
+   */
   reset(): void;
 }
 
@@ -69,6 +72,8 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   const [state, setState] = useState<MutationState<TData>>(IDLE);
   const [idempotencyKey, setKey] = useState(mintKey);
   const inFlight = useRef<InFlight | undefined>(undefined);
+  // The last mutation's end, kept past `reset()`: the next one waits for its rollback, if any.
+  const lastSettled = useRef<Promise<void> | undefined>(undefined);
   const mounted = useRef(true);
   const lifecycle = useRef(options);
   lifecycle.current = options;
@@ -92,11 +97,14 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       let ended!: () => void;
       const current: InFlight = { controller, settled: new Promise((resolve) => (ended = resolve)) };
       inFlight.current = current;
+      const before = lastSettled.current;
+      lastSettled.current = current.settled;
       const link = linkSignals(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
       try {
-        // The superseded mutation rolls back first: its rollback must not undo this one's update.
-        if (previous) await raceAbort(previous.settled, link.signal).catch(() => {});
+        // The previous mutation (superseded, or let go by reset()) rolls back first: its rollback
+        // must not undo this one's update.
+        if (before) await raceAbort(before, link.signal).catch(() => {});
         // The intent's key goes only where the stitch asks for one and does not derive its own:
         // a `keyOf` key must win, and a write that never asked for a key must not get one (a
         // keyed write is retried).

@@ -162,6 +162,19 @@ describe('useStitchMutation lifecycle', () => {
     expect(vendor.requests()).toBe(2);
   });
 
+  it('after reset(), the next mutation waits for the earlier write to roll back: it is never undone by it', async () => {
+    const { vendor, result, onError } = await optimisticTodos();
+    await actAtOnce(() => result.current.mutate({ body: { title: 'eggs' } }));
+    await vendor.arrival(2);
+    await actAtOnce(() => result.current.reset());
+    await actAtOnce(() => result.current.mutate({ body: { title: 'bread' } }));
+    // The write of 'eggs' fails: its rollback runs before 'bread' is applied, not after.
+    vendor.release(2, { status: 422, body: { error: 'no eggs' } });
+    await vendor.arrival(3);
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(list()).toBe('success milk,bread');
+  });
+
   it('a scope reset cancels the mutation and rolls it back', async () => {
     const harness = await setup();
     const { vendor, wrapper, answer } = harness;
