@@ -27,9 +27,15 @@ const LAST_POLL = 80;
 
 /** Holds slot `id` of `key`: renews its lease until released, then frees it (off the call's path). */
 function hold(store: SlotStore, clock: Clock, key: string, limit: number, id: string): SlotRelease {
+  // A renewal still on its way: the release goes after it, so it cannot take the slot back.
+  let renewing: Promise<unknown> | undefined;
   let cancelRenewal = clock.schedule(RENEW_EVERY, function renew() {
     // A lost renewal only lets the lease end early; the process's own limit still holds.
-    store.takeSlot(key, limit, id, SLOT_LEASE).catch(() => {});
+    const sent = store.takeSlot(key, limit, id, SLOT_LEASE).catch(() => {});
+    renewing = sent;
+    sent.then(() => {
+      if (renewing === sent) renewing = undefined;
+    });
     cancelRenewal = clock.schedule(RENEW_EVERY, renew);
   });
   let released = false;
@@ -38,7 +44,9 @@ function hold(store: SlotStore, clock: Clock, key: string, limit: number, id: st
     released = true;
     cancelRenewal();
     // A lost release leaves the slot held until its lease ends.
-    store.returnSlot(key, id).catch(() => {});
+    const free = () => store.returnSlot(key, id).catch(() => {});
+    if (renewing) renewing.then(free);
+    else free();
   };
 }
 

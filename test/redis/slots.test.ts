@@ -28,6 +28,35 @@ const options = (signal = new AbortController().signal, maxWait = Infinity) => {
 };
 
 describe('takeSharedSlot', () => {
+  it('a release during a renewal on its way is sent after it, so the renewal cannot take the slot back', async () => {
+    const clock = createManualClock();
+    const log: string[] = [];
+    let answerRenewal: (wait: number) => void = () => {};
+    let takes = 0;
+    const store: SlotStore = {
+      takeSlot: () => {
+        takes += 1;
+        log.push('take');
+        if (takes === 1) return Promise.resolve(0);
+        return new Promise<number>((resolve) => {
+          answerRenewal = resolve;
+        });
+      },
+      returnSlot: async () => {
+        log.push('return');
+      },
+    };
+    const release = await takeSharedSlot(store, clock, 'pool', 3, options());
+    await clock.advance(SLOT_LEASE / 3);
+    expect(log).toEqual(['take', 'take']);
+    release();
+    await Promise.resolve();
+    expect(log).toEqual(['take', 'take']);
+    answerRenewal(0);
+    await clock.advance(0);
+    expect(log).toEqual(['take', 'take', 'return']);
+  });
+
   it('renews a held lease every third of it, and a release frees the slot and stops renewing', async () => {
     const clock = createManualClock();
     const { store, log } = scripted();
