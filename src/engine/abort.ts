@@ -26,7 +26,7 @@ export interface LinkedSignal {
  */
 export function linkSignals(...sources: Array<AbortSignal | undefined>): LinkedSignal {
   const controller = new AbortController();
-  const detachers: Array<() => void> = [];
+  const detachers: Array<() => void> = [keep(controller.signal)];
   const dispose = () => {
     for (const detach of detachers.splice(0)) detach();
   };
@@ -40,7 +40,7 @@ export function linkSignals(...sources: Array<AbortSignal | undefined>): LinkedS
       abort(abortReason(source));
       break;
     }
-    detachers.push(onAbort(source, () => abort(abortReason(source))));
+    detachers.push(onAbortShared(source, () => abort(abortReason(source))));
   }
   return { signal: controller.signal, abort, dispose };
 }
@@ -54,11 +54,34 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
 /** The listeners of each shared signal, behind the one real listener it carries. */
 const fanOuts = new WeakMap<AbortSignal, { listeners: Set<() => void>; detach: () => void }>();
 
+/** Signals the engine made for one piece of work: their one real listener stays (see {@link keep}). */
+const kept = new WeakSet<AbortSignal>();
+
+/**
+ * Marks `signal` as the engine's own, made for one execution or attempt: until the returned
+ * function is called (when that work ends), {@link onAbortShared} leaves its single real
+ * listener in place when the last one goes, so the many short waits of a call (body chunks,
+ * admissions, deadlines) each cost a set entry, not an `addEventListener`/`removeEventListener`
+ * pair (several microseconds apiece on Node). The returned function removes that listener if
+ * nothing waits any more.
+ */
+export function keep(signal: AbortSignal): () => void {
+  kept.add(signal);
+  return () => {
+    kept.delete(signal);
+    const fanOut = fanOuts.get(signal);
+    if (fanOut?.listeners.size !== 0) return;
+    fanOut.detach();
+    fanOuts.delete(signal);
+  };
+}
+
 /**
  * Like {@link onAbort}, but however many listeners one signal gets this way, it carries a single
- * real listener, removed with the last of them: a long-lived app signal shared by 10,000 calls
- * neither trips Node's `MaxListenersExceededWarning` nor keeps a listener once they are done.
- * Listeners run in the order they were added, as `addEventListener`'s do.
+ * real listener, removed with the last of them (unless the engine {@link keep}s the signal): a
+ * long-lived app signal shared by 10,000 calls neither trips Node's
+ * `MaxListenersExceededWarning` nor keeps a listener once they are done. Listeners run in the
+ * order they were added, as `addEventListener`'s do.
  */
 export function onAbortShared(signal: AbortSignal, listener: () => void): () => void {
   let fanOut = fanOuts.get(signal);
@@ -74,7 +97,7 @@ export function onAbortShared(signal: AbortSignal, listener: () => void): () => 
   const { listeners, detach } = fanOut;
   listeners.add(listener);
   return () => {
-    if (!listeners.delete(listener) || listeners.size > 0) return;
+    if (!listeners.delete(listener) || listeners.size > 0 || kept.has(signal)) return;
     detach();
     if (fanOuts.get(signal) === fanOut) fanOuts.delete(signal);
   };
@@ -88,7 +111,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const detach = onAbort(signal, () => reject(abortReason(signal)));
+    const detach = onAbortShared(signal, () => reject(abortReason(signal)));
     promise.then(
       (value) => {
         detach();

@@ -4,7 +4,6 @@ import type { Clock } from './clock';
 import { isStitchError, reasonMessage, StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import { redactHeaders, safely, scrub, secretValues } from './events';
-import { lastOne } from './memo';
 import { addHeaders, type HeadersHook } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import type { BuiltRequest } from './request';
@@ -97,9 +96,6 @@ export function failure<TData>(
     : error;
 }
 
-/** The origin of a URL, parsed once for the throttle, the breaker and the retry budget of a call. */
-export const origin = lastOne((url) => new URL(url).origin);
-
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
   try {
@@ -116,7 +112,7 @@ async function takeSlot<TData>(
 ): Promise<Release | StitchError> {
   const policy = context.definition.throttle;
   if (!policy) return () => {};
-  const key = policy.key ?? origin(context.request.url);
+  const key = policy.key ?? context.request.origin;
   const { parts } = context;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
   const { sharedThrottle } = parts;
@@ -168,7 +164,7 @@ export async function runAttempt<TData>(
     state.phase = 'before-dispatch';
     let admission: Admission | undefined;
     if (definition.circuit) {
-      const key = definition.circuit.key ?? origin(request.url);
+      const key = definition.circuit.key ?? request.origin;
       const admitting = parts.circuit.admit(key, definition.circuit, {
         transition: (change) => context.emit({ type: 'circuit', ...change }),
         storeError: (error) =>
@@ -274,7 +270,7 @@ async function dispatch<TData>(
     state.phase = 'in-flight';
     state.requests += 1;
     const started = parts.clock.now();
-    const sent = secretValues(headers, request.url, parts.secret);
+    const sent = secretValues(headers, request.secrets, parts.secret);
     const response = await sendFollowing(context, attempt, headers, each.signal);
     state.status = response.status;
     context.emit({

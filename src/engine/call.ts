@@ -193,6 +193,7 @@ export function createCall(deps: CallDeps) {
         definition.url,
         definition.headers,
         sendable,
+        parts.secret,
       );
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
@@ -206,7 +207,7 @@ export function createCall(deps: CallDeps) {
       finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
-    const shown = shownUrl(request.url);
+    const shown = request.shown;
     emitTo(run, { type: 'start', method: request.method, url: shown });
     const { idempotencyKey } = tally;
 

@@ -1,3 +1,4 @@
+import { keep } from './abort';
 import type { ExecutionState } from './attempt';
 import type { EventPayload } from './events';
 import type { ExecutionResult } from './execute';
@@ -82,6 +83,8 @@ export function createCoalescer(): Coalescer {
     start: Starter<TData>,
   ) => {
     const controller = new AbortController();
+    const { signal } = controller;
+    const letGo = keep(signal);
     // The starter's first events may be emitted synchronously: its caller must already listen.
     const listeners = new Map<string, EventListener>([[run, listener]]);
     const emit = (event: EventPayload) => {
@@ -92,9 +95,10 @@ export function createCoalescer(): Coalescer {
       }
     };
     const { state, result } = start(controller, emit);
-    const shared = { leader: run, state, result, signal: controller.signal };
+    const shared = { leader: run, state, result, signal };
     const entry: Entry = { shared, controller, listeners, settled: false };
     const forget = () => {
+      letGo();
       entry.settled = true;
       if (key !== undefined && entries.get(key) === entry) entries.delete(key);
     };

@@ -168,9 +168,13 @@ export function redactUrl(url: string, secret: ReadonlySet<string>): string {
 
 /**
  * The secret values one request carries: each secret header's value (and, for a value such as
- * `Bearer <token>` or `sid=<id>`, its long parts), each secret query value, the URL's userinfo.
+ * `Bearer <token>` or `sid=<id>`, its long parts) and each secret query value (`query`).
  */
-export function secretValues(headers: Headers, url: string, secret: ReadonlySet<string>): string[] {
+export function secretValues(
+  headers: Headers,
+  query: readonly string[],
+  secret: ReadonlySet<string>,
+): string[] {
   const values = new Set<string>();
   const add = (value: string) => {
     if (value === '') return;
@@ -181,15 +185,7 @@ export function secretValues(headers: Headers, url: string, secret: ReadonlySet<
   headers.forEach((value, name) => {
     if (secret.has(name)) add(value);
   });
-  // Only a query or userinfo can carry a secret in the URL: skip the parse on the common path.
-  if (url.includes('?') || url.includes('@')) {
-    const parsed = new URL(url);
-    parsed.searchParams.forEach((value, name) => {
-      if (secret.has(name.toLowerCase())) add(value);
-    });
-    add(decodeURIComponent(parsed.username));
-    add(decodeURIComponent(parsed.password));
-  }
+  for (const value of query) add(value);
   return [...values];
 }
 

@@ -1,5 +1,5 @@
 import { raceAbort } from './abort';
-import { type AttemptResult, type ExecutionContext, failure, left, origin, runAttempt } from './attempt';
+import { type AttemptResult, type ExecutionContext, failure, left, runAttempt } from './attempt';
 import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
@@ -22,7 +22,7 @@ export type ExecutionResult<TData> =
 export async function execute<TData>(context: ExecutionContext<TData>): Promise<ExecutionResult<TData>> {
   const { definition, parts, retry } = context;
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
-  const budgetKey = definition.circuit?.key ?? origin(context.request.url);
+  const budgetKey = definition.circuit?.key ?? context.request.origin;
   if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
   const { total } = context;
   let previous: StitchError | undefined;

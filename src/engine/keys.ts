@@ -23,9 +23,10 @@ function hash(text: string): string {
  * Plain data as canonical JSON: an object is a sorted `["o", [key, value], …]` list, an array
  * `["a", …]`, so a key named `__proto__` or `constructor` is just data and can never reach a
  * prototype, and an array of pairs can never read as the object it resembles. Written straight
- * to a string (no intermediate arrays): it runs on every call.
+ * to a string (no intermediate arrays): it runs on every call. `field`, if given, maps the
+ * top-level object's members first (the query's secret values become hashes).
  */
-function canonical(value: unknown): string {
+function canonical(value: unknown, field?: (name: string, value: unknown) => unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   let out: string;
   if (Array.isArray(value)) {
@@ -35,8 +36,9 @@ function canonical(value: unknown): string {
   }
   out = '["o"';
   for (const key of Object.keys(value).sort()) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) out += `,[${JSON.stringify(key)},${canonical(field)}]`;
+    const item = (value as Record<string, unknown>)[key];
+    const shown = field ? field(key, item) : item;
+    if (shown !== undefined) out += `,[${JSON.stringify(key)},${canonical(shown)}]`;
   }
   return `${out}]`;
 }
@@ -62,16 +64,19 @@ export function createKeys(secret: ReadonlySet<string>) {
     keyOf(name: string, scope: string, input: StitchInput | undefined): string {
       const hidden = (field: string, value: unknown) =>
         secret.has(field.toLowerCase()) ? `#${hash(salt + JSON.stringify(value))}` : value;
-      const headers = Object.entries(input?.headers ?? {}).map(([header, value]) => [
-        header.toLowerCase(),
-        hidden(header, value),
-      ]);
-      headers.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
+      let headers = '[]';
+      if (input?.headers) {
+        const pairs = Object.entries(input.headers).map(([header, value]) => [
+          header.toLowerCase(),
+          hidden(header, value),
+        ]);
+        pairs.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
+        headers = JSON.stringify(pairs);
+      }
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
-      const query =
-        input?.query && Object.fromEntries(Object.entries(input.query).map(([k, v]) => [k, hidden(k, v)]));
-      const shape = `${canonical(input?.params)},${canonical(query)},${canonical(input?.body)}`;
-      return `[${JSON.stringify(name)},${JSON.stringify(scope)},${shape},${JSON.stringify(headers)}]`;
+      const query = input?.query && canonical(input.query, hidden);
+      const shape = `${canonical(input?.params)},${query ?? 'null'},${canonical(input?.body)}`;
+      return `[${JSON.stringify(name)},${JSON.stringify(scope)},${shape},${headers}]`;
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */
     belongsTo(key: string, name: string): boolean {

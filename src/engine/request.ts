@@ -1,4 +1,5 @@
 import { StitchError } from './errors';
+import { lastOne } from './memo';
 
 /** A scalar that may appear in a query string. */
 export type QueryValue = string | number | boolean;
@@ -17,6 +18,12 @@ export interface StitchInput {
 /** A request ready for `fetch`, minus its signal. */
 export interface BuiltRequest {
   url: string;
+  /** `url` as events and errors show it: the value of a query parameter with a secret name redacted. */
+  shown: string;
+  /** `url`'s origin: the default key of the breaker, the throttle and the retry budget. */
+  origin: string;
+  /** The values of the query parameters with a secret name (scrubbed from error bodies). */
+  secrets: readonly string[];
   method: string;
   headers: Headers;
   body: BodyInit | undefined;
@@ -80,9 +87,10 @@ function fillTemplate(stitch: string, template: string, given: StitchInput['para
   });
 }
 
-/** Appends `query` to `url`; each value must be a scalar or a list of scalars. */
-function appendQuery(stitch: string, url: URL, given: StitchInput['query']) {
-  if (given === undefined) return;
+/** The query's name-value pairs, in order; each value must be a scalar or a list of scalars. */
+function queryPairs(stitch: string, given: StitchInput['query']): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  if (given === undefined) return pairs;
   for (const [name, value] of Object.entries(checkRecord(stitch, 'query', given))) {
     if (value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
@@ -92,9 +100,59 @@ function appendQuery(stitch: string, url: URL, given: StitchInput['query']) {
           `query.${name}`,
           'must be a string, a finite number, a boolean or a list of them',
         );
-      url.searchParams.append(name, String(item));
+      pairs.push([name, String(item)]);
     }
   }
+  return pairs;
+}
+
+const REDACTED = '[redacted]';
+
+/** A filled template as the URL parser reads it: parsed once for the calls in a row that share it. */
+const parseTarget = lastOne((filled: string) => {
+  const url = new URL(filled);
+  // Only a bare `scheme://host/path` takes the query by concatenation; anything else is rare
+  // enough to go through the parser (which also re-encodes a query the template carries).
+  const bare = !url.href.includes('?') && !url.href.includes('#');
+  return { href: url.href, origin: url.origin, bare };
+});
+
+/**
+ * The URL of a call, how events show it and the secret values in its query, with one URL parse
+ * (none when the filled template is the previous call's). A query parameter whose name is in
+ * `secret` keeps its first place in `shown` with the value `[redacted]`, as `URLSearchParams.set`
+ * would put it.
+ */
+function targetOf(filled: string, pairs: Array<[string, string]>, secret: ReadonlySet<string>) {
+  const target = parseTarget(filled);
+  let url = target.href;
+  if (pairs.length > 0) {
+    if (target.bare) url += `?${new URLSearchParams(pairs)}`;
+    else {
+      const parsed = new URL(url);
+      for (const [name, value] of pairs) parsed.searchParams.append(name, value);
+      url = parsed.href;
+    }
+  }
+  const query = target.bare ? pairs : [...new URL(url).searchParams];
+  const secrets: string[] = [];
+  const shownPairs: Array<[string, string]> = [];
+  const redacted = new Set<string>();
+  for (const [name, value] of query) {
+    if (!secret.has(name.toLowerCase())) shownPairs.push([name, value]);
+    else {
+      secrets.push(value);
+      if (!redacted.has(name)) shownPairs.push([name, REDACTED]);
+      redacted.add(name);
+    }
+  }
+  let shown = url;
+  if (secrets.length > 0) {
+    const parsed = new URL(url);
+    parsed.search = `${new URLSearchParams(shownPairs)}`;
+    shown = parsed.href;
+  }
+  return { url, shown, origin: target.origin, secrets };
 }
 
 /**
@@ -142,18 +200,30 @@ function isBodyInit(body: unknown): body is BodyInit {
   );
 }
 
-/** Builds the URL, headers and body of one call. Throws a `config` StitchError for bad input. */
+/**
+ * Builds the URL, headers and body of one call. Throws a `config` StitchError for bad input.
+ * `secret` lists the lower-cased names whose query values are redacted in `shown`. Without
+ * input headers or a JSON body, `headers` is `defaults` itself: callers copy before changing it.
+ */
 export function buildRequest(
   stitch: string,
   method: string,
   template: string,
   defaults: Headers,
   given: StitchInput | undefined,
+  secret: ReadonlySet<string> = new Set(),
 ): BuiltRequest {
   const input = given === undefined ? {} : (checkRecord(stitch, 'input', given) as StitchInput);
-  const url = new URL(fillTemplate(stitch, template, input.params));
-  appendQuery(stitch, url, input.query);
-  const headers = new Headers(defaults);
+  const target = targetOf(
+    fillTemplate(stitch, template, input.params),
+    queryPairs(stitch, input.query),
+    secret,
+  );
+  let headers = defaults;
+  const own = () => {
+    if (headers === defaults) headers = new Headers(defaults);
+    return headers;
+  };
   for (const [name, value] of Object.entries(
     input.headers === undefined ? {} : checkRecord(stitch, 'headers', input.headers),
   )) {
@@ -161,7 +231,7 @@ export function buildRequest(
       const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
       // Headers would trim a CR or LF at either end and send what is left: refuse them anywhere.
       if (typeof text !== 'string' || /[\r\n\0]/.test(text)) throw new TypeError();
-      headers.set(name, text);
+      own().set(name, text);
     } catch {
       throw inputError(stitch, `headers.${name}`, 'is not a valid header (a string without CR, LF or NUL)');
     }
@@ -185,8 +255,9 @@ export function buildRequest(
       } catch (error) {
         throw inputError(stitch, 'body', `cannot be sent as JSON: ${(error as Error).message}`);
       }
-      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      if (!headers.has('content-type')) own().set('content-type', 'application/json');
     }
   }
-  return { url: url.toString(), method, headers, body, streamed };
+  const { url, shown, origin, secrets } = target;
+  return { url, shown, origin, secrets, method, headers, body, streamed };
 }

@@ -1,4 +1,4 @@
-import { type LinkedSignal, linkSignals, onAbort } from './abort';
+import { type LinkedSignal, linkSignals, onAbortShared } from './abort';
 import type { Clock } from './clock';
 import { configError, type TimeoutPhase } from './errors';
 
@@ -78,7 +78,7 @@ export function startDeadline(
         link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
       });
   // Once the parent has ended it, the deadline can no longer fire: drop its timer at once.
-  const detachTimer = onAbort(link.signal, cancelTimer);
+  const detachTimer = onAbortShared(link.signal, cancelTimer);
   return {
     phase,
     signal: link.signal,

@@ -131,6 +131,40 @@ describe('buildRequest: query', () => {
   });
 });
 
+describe('buildRequest: the URL as events show it', () => {
+  const secret = new Set(['token', 'api_key']);
+  const shownOf = (template: string, query: StitchInput['query']) =>
+    buildRequest('test', 'GET', template, new Headers(), { query }, secret);
+
+  it('redacts a secret query value in place, keeps the real one in `url` and lists it in `secrets`', () => {
+    const request = shownOf(`${BASE}/search`, { q: 'ada', token: 's3cr3t-value', page: 2 });
+    expect(request.url).toBe(`${BASE}/search?q=ada&token=s3cr3t-value&page=2`);
+    expect(request.shown).toBe(`${BASE}/search?q=ada&token=%5Bredacted%5D&page=2`);
+    expect(request.secrets).toEqual(['s3cr3t-value']);
+    expect(request.origin).toBe(BASE);
+  });
+
+  it('shows a repeated secret name once, where it first was, matching names case-insensitively', () => {
+    const request = shownOf(`${BASE}/search`, { Token: ['a', 'b'], q: 'x', API_KEY: 'k' });
+    expect(request.shown).toBe(`${BASE}/search?Token=%5Bredacted%5D&q=x&API_KEY=%5Bredacted%5D`);
+    expect(request.secrets).toEqual(['a', 'b', 'k']);
+  });
+
+  it('redacts a secret carried by the template itself, after the input query is appended', () => {
+    const request = shownOf(`${BASE}/search?api_key=k1#top`, { q: 'x' });
+    expect(request.url).toBe(`${BASE}/search?api_key=k1&q=x#top`);
+    expect(request.shown).toBe(`${BASE}/search?api_key=%5Bredacted%5D&q=x#top`);
+    expect(request.secrets).toEqual(['k1']);
+  });
+
+  it('shows a URL without secrets as it is sent', () => {
+    const request = shownOf(`${BASE}/users`, { q: 'ada lovelace' });
+    expect(request.shown).toBe(request.url);
+    expect(request.url).toBe(`${BASE}/users?q=ada+lovelace`);
+    expect(request.secrets).toEqual([]);
+  });
+});
+
 describe('buildRequest: body and headers', () => {
   it('sends a plain value as JSON with a JSON content type', () => {
     const request = build(`${BASE}/users`, { body: { name: 'Ada', tags: [1] } }, 'POST');
