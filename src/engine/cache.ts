@@ -152,6 +152,8 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     snapshot: <TData>(key: string) => (entries.get(key)?.snapshot ?? EMPTY) as CacheSnapshot<TData>,
     /** Whether `key` holds data stored within `ttl`, or within `ttl + staleWhileRevalidate`. */
     freshness(key: string, policy: CachePolicy<never>): 'fresh' | 'stale' | 'none' {
+      // A stitch that keeps nothing (the default) never serves from the cache: no lookup.
+      if (policy.ttl === 0 && policy.staleWhileRevalidate === 0) return 'none';
       const { updatedAt, data, stale } = entries.get(key)?.snapshot ?? EMPTY;
       if (updatedAt === undefined || data === undefined || stale) return 'none';
       // Data stamped in the future (a server clock ahead of this one) has a negative age: only a

@@ -12,7 +12,7 @@ import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import type { Ledger } from './ledger';
 import { lastOne } from './memo';
-import { type BuiltRequest, buildRequest, type StitchInput } from './request';
+import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
 import { emitTo, finishRun, type RunTally, StitchRun } from './run';
 import type { CallOptions, StitchDefinition } from './stitch';
 import { startDeadline } from './timeout';
@@ -181,13 +181,10 @@ export function createCall(deps: CallDeps) {
     sendable: StitchInput | undefined,
     given: CallOptions | undefined,
   ): StitchRun<TData> {
-    let request: BuiltRequest;
-    let key: string | undefined;
-    let options: CallOptions;
-    try {
-      register(definition as unknown as StitchDefinition<unknown, never>);
-      options = checkCallOptions(given, definition.name);
-      request = buildRequest(
+    let request: BuiltRequest | undefined;
+    /** The request, built once, when this caller needs one (a caller that joins does not). */
+    const requestOf = (): BuiltRequest => {
+      request ??= buildRequest(
         definition.name,
         definition.method,
         definition.url,
@@ -195,20 +192,35 @@ export function createCall(deps: CallDeps) {
         sendable,
         parts.secret,
       );
+      return request;
+    };
+    let key: string | undefined;
+    let options: CallOptions;
+    let shown: string;
+    try {
+      register(definition as unknown as StitchDefinition<unknown, never>);
+      options = checkCallOptions(given, definition.name);
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,
         options.idempotencyKey,
         definition.name,
       );
-      key = cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
+      // A reader of a key in flight joins it as it is: its first caller built the request from
+      // an input with this key, so the input was good and the request is the same.
+      key = joinable(keys, definition as StitchDefinition<unknown, TInput>, input, tally.idempotencyKey);
+      const running = key === undefined ? undefined : coalescer.running(key);
+      if (running) shown = running.url;
+      else {
+        shown = requestOf().shown;
+        key ??= cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
+      }
     } catch (error) {
       emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
       finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, tally);
       return run;
     }
-    const shown = request.shown;
-    emitTo(run, { type: 'start', method: request.method, url: shown });
+    emitTo(run, { type: 'start', method: definition.method, url: shown });
     const { idempotencyKey } = tally;
 
     const cancel = (reason: unknown, state: ExecutionState | undefined, reference?: Reference<TData>) =>
@@ -236,9 +248,6 @@ export function createCall(deps: CallDeps) {
       }
     }
 
-    const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
-    // A stream body is consumed by the one request that sends it: there is nothing to re-send.
-    const retry = request.streamed ? { ...policy, attempts: 1 } : policy;
     // A write shares only when asked to, without a key of its own, and with a body the key can
     // describe in full (it is part of the key).
     const shareKey =
@@ -251,6 +260,10 @@ export function createCall(deps: CallDeps) {
       idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
     const listener = (event: EventPayload, trace: boolean) => emitTo(run, event, trace);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (controller, emit) => {
+      const request = requestOf();
+      const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
+      // A stream body is consumed by the one request that sends it: there is nothing to re-send.
+      const retry = request.streamed ? { ...policy, attempts: 1 } : policy;
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
       // The whole call's deadline runs on the execution's own controller: no second one per call.
@@ -282,7 +295,7 @@ export function createCall(deps: CallDeps) {
           at: parts.clock.now(),
         }));
       }
-      return { state, result };
+      return { state, result, url: shown };
     });
     if (reference.joined) {
       tally.source = 'coalesced';
@@ -352,6 +365,28 @@ export function createCall(deps: CallDeps) {
   }
 
   return { call, invalidate, write };
+}
+
+/**
+ * The key under which a call could join an execution in flight without building its request:
+ * a coalescing read with no idempotency key, no input validator and no body, whose input is a
+ * plain object. `undefined` when the call does not qualify or its key cannot be worked out (the
+ * request build then reports what is wrong with the input).
+ */
+function joinable<TInput extends StitchInput>(
+  keys: Keys,
+  definition: StitchDefinition<unknown, TInput>,
+  input: TInput | undefined,
+  idempotencyKey: string | undefined,
+): string | undefined {
+  if (definition.kind !== 'read' || !definition.coalesce || definition.input || idempotencyKey !== undefined)
+    return undefined;
+  if (input !== undefined && (!isRecord(input) || input.body !== undefined)) return undefined;
+  try {
+    return cacheKey(keys, definition, input);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface SharedExecution<TData> {
   readonly result: Promise<ExecutionResult<TData>>;
   /** The execution's own signal: aborted by its last reference, or by a write that took its key over. */
   readonly signal: AbortSignal;
+  /** Its request's URL as events show it (secrets redacted). */
+  readonly url: string;
 }
 
 /** One caller's hold on a shared execution. */
@@ -39,7 +41,7 @@ export interface Reference<TData> {
 export type Starter<TData> = (
   controller: AbortController,
   emit: (event: EventPayload) => void,
-) => { state: ExecutionState; result: Promise<ExecutionResult<TData>> };
+) => { state: ExecutionState; result: Promise<ExecutionResult<TData>>; url: string };
 
 interface Entry {
   readonly shared: SharedExecution<unknown>;
@@ -67,6 +69,8 @@ export interface Coalescer {
    * and their references end as cancelled.
    */
   detach(matches: (key: string) => boolean, reason?: unknown): void;
+  /** The execution in flight for `key` that a caller would join now, if any. */
+  running(key: string): SharedExecution<unknown> | undefined;
 }
 
 /**
@@ -94,8 +98,8 @@ export function createCoalescer(): Coalescer {
         trace = false;
       }
     };
-    const { state, result } = start(controller, emit);
-    const shared = { leader: run, state, result, signal };
+    const { state, result, url } = start(controller, emit);
+    const shared = { leader: run, state, result, signal, url };
     const entry: Entry = { shared, controller, listeners, settled: false };
     const forget = () => {
       letGo();
@@ -130,6 +134,7 @@ export function createCoalescer(): Coalescer {
         },
       };
     },
+    running: (key) => entries.get(key)?.shared,
     detach(matches, reason) {
       for (const [key, entry] of [...entries]) {
         if (!matches(key)) continue;

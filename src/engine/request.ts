@@ -59,9 +59,13 @@ function isScalar(value: unknown): value is string | number | boolean {
 /** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
 const tagOf = (value: unknown) => Object.prototype.toString.call(value);
 
-/** Throws unless `value` is a record (not a list, Map, URLSearchParams, ...), naming `field`. */
+/** Whether `value` is a record (not a list, Map, URLSearchParams, ...). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  tagOf(value) === '[object Object]';
+
+/** Throws unless `value` is a record, naming `field`. */
 function checkRecord(stitch: string, field: string, value: unknown): Record<string, unknown> {
-  if (tagOf(value) !== '[object Object]') throw inputError(stitch, field, 'must be a plain object');
+  if (!isRecord(value)) throw inputError(stitch, field, 'must be a plain object');
   return value as Record<string, unknown>;
 }
 

@@ -104,7 +104,7 @@ export class StitchRun<TData> extends Promise<TData> {
   readonly #reject: (error: unknown) => void;
   #result: RunResult<TData> | undefined;
   #tally: RunTally | undefined;
-  #wake = new Set<() => void>();
+  #wake: Set<() => void> | undefined;
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
@@ -136,7 +136,7 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#payloads.push(payload);
     this.#times.push(this.#clock.now());
     if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
-    if (this.#wake.size > 0) for (const wake of this.#wake) wake();
+    if (this.#wake) for (const wake of this.#wake) wake();
   }
 
   /**
@@ -214,6 +214,7 @@ export class StitchRun<TData> extends Promise<TData> {
     let next = 0;
     let wake: () => void = () => {};
     const signal = () => wake();
+    this.#wake ??= new Set();
     this.#wake.add(signal);
     try {
       for (;;) {
@@ -227,7 +228,7 @@ export class StitchRun<TData> extends Promise<TData> {
         });
       }
     } finally {
-      this.#wake.delete(signal);
+      this.#wake?.delete(signal);
     }
   }
 }

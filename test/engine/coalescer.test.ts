@@ -33,7 +33,7 @@ function manualStarter<TData = string>() {
       ambiguous: false,
     };
     starts.push({ signal, emit, settle });
-    return { state, result };
+    return { state, result, url: 'https://api.example.com/x' };
   };
   return { start, starts };
 }
@@ -144,6 +144,7 @@ describe('createCoalescer', () => {
       return {
         state: { phase: 'queued', attempts: 0, requests: 0, status: undefined, ambiguous: false },
         result: new Promise(() => {}),
+        url: 'https://api.example.com/x',
       };
     };
     coalescer.join(uniqueKey(), 'run-a', recorder(log, 'run-a'), start);

@@ -1,0 +1,44 @@
+/**
+ * A caller that joins a read in flight does not build a request of its own: the execution's first
+ * caller built it from an input with the same key. Joining must still refuse what a build would
+ * refuse, and show the same URL. Against the real vendor.
+ */
+import { describe, expect, it } from 'vitest';
+import { type StitchInput, stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { rejection, startScenario } from '../helpers/runs';
+
+describe('joining a read in flight', () => {
+  it('joins with the URL its leader sent (secrets redacted) and one request in all', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const search = stitch<unknown, StitchInput>({ name: uniqueKey('search'), url: vendor.url('/search') });
+    const input = { query: { q: 'ada', token: 'sk-secret-token' } };
+    const leader = search(input, { engine });
+    await vendor.arrival(1);
+    const joiner = search({ query: { token: 'sk-secret-token', q: 'ada' } }, { engine });
+    vendor.release(1, { status: 200, body: { total: 1 } });
+    await expect(joiner).resolves.toEqual({ total: 1 });
+    await expect(leader).resolves.toEqual({ total: 1 });
+    expect(vendor.requests()).toBe(1);
+    const shown = vendor.url('/search?q=ada&token=%5Bredacted%5D');
+    expect((await leader.report()).events[0]).toMatchObject({ type: 'start', url: shown });
+    const joined = await joiner.report();
+    expect(joined.source).toBe('coalesced');
+    expect(joined.events[0]).toMatchObject({ type: 'start', method: 'GET', url: shown });
+  });
+
+  it('refuses an input a request could not be built from, even when its key matches a read in flight', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const list = stitch<unknown, StitchInput>({ name: uniqueKey('list'), url: vendor.url('/items') });
+    const leader = list(undefined, { engine });
+    await vendor.arrival(1);
+    // Both have the key of "no input" (a null body and a list are nothing a key records).
+    const withNullBody = await rejection(list({ body: null }, { engine }));
+    expect(withNullBody).toMatchObject({ kind: 'config', field: 'body' });
+    const notAnObject = await rejection(list([] as unknown as StitchInput, { engine }));
+    expect(notAnObject).toMatchObject({ kind: 'config', field: 'input' });
+    vendor.release(1, { status: 200, body: [] });
+    await expect(leader).resolves.toEqual([]);
+    expect(vendor.requests()).toBe(1);
+  });
+});
