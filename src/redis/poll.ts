@@ -23,24 +23,22 @@ export interface SharedWaitOptions {
   onQueued: () => void;
 }
 
-/**
- * How a waiter reads the store's "wait `n` ms". `exact`: nothing is granted sooner (a rate
- * window), so it asks again after `n` and, when `n` ends past `maxWait`, gives up at once
- * (with `retryAfter`) instead of waiting in vain. `backoff`: `n` is only the latest time a holder
- * leaves, one may leave sooner (a slot freed elsewhere), so it asks again after `first` ms,
- * doubling up to `last`, and sooner when `n` is shorter.
- */
-export type Pace = { type: 'exact' } | { type: 'backoff'; first: number; last: number };
-
 /** What is waited for: asked for again and again, given back if it comes after the caller left. */
 export interface Wanted {
-  /** Named in the error past `maxWait`: "a shared concurrency slot of 'pool'". */
+  /** Named in the error past `maxWait`: "shared concurrency slot of 'pool'". */
   what: string;
   /** Asks the store once: resolves 0 when granted, else ms to wait. */
   take(): Promise<number>;
   /** Gives back a grant that landed after its caller left, off the call's path. */
   giveBack(): Promise<void>;
-  pace: Pace;
+  /**
+   * How the store's "wait `n` ms" reads. Absent: `n` is exact, nothing is granted sooner (a rate
+   * window), so the waiter asks again after `n` and, when `n` ends past `maxWait`, gives up at
+   * once (with `retryAfter`) instead of waiting in vain. Present: `n` is only the latest a holder
+   * leaves and one may leave sooner (a slot freed elsewhere), so it asks again after `first` ms,
+   * doubling up to `last`, or after `n` when that is sooner.
+   */
+  poll?: { first: number; last: number };
 }
 
 /**
@@ -65,22 +63,22 @@ async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> 
  */
 export async function waitFor(clock: Clock, wanted: Wanted, options: SharedWaitOptions): Promise<void> {
   const { signal, started, maxWait } = options;
-  const { pace } = wanted;
-  let poll = pace.type === 'backoff' ? pace.first : Number.POSITIVE_INFINITY;
-  for (let asked = 0; ; asked++) {
+  const { poll } = wanted;
+  let step = poll ? poll.first : Number.POSITIVE_INFINITY;
+  for (let asked = false; ; asked = true) {
     const wait = await awaitGrant(wanted, signal);
     if (wait === 0) return;
     const left = started + maxWait - clock.now();
-    if (left <= 0 || (pace.type === 'exact' && wait > left)) {
+    if (left <= 0 || (!poll && wait > left)) {
       throw new StitchError({
         kind: 'rate-limited',
         message: `no ${wanted.what} within maxWait (${maxWait}ms)`,
         retryable: true,
-        retryAfter: pace.type === 'exact' ? wait : undefined,
+        retryAfter: poll ? undefined : wait,
       });
     }
-    if (asked === 0) options.onQueued();
-    await clock.sleep(Math.min(wait, poll, left), signal);
-    if (pace.type === 'backoff') poll = Math.min(2 * poll, pace.last);
+    if (!asked) options.onQueued();
+    await clock.sleep(Math.min(wait, step, left), signal);
+    if (poll) step = Math.min(2 * step, poll.last);
   }
 }

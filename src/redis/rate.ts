@@ -32,7 +32,6 @@ export async function takeSharedRate(
       what: `grant of the shared rate of '${key}'`,
       take: () => store.takeRate(key, rate, id),
       giveBack: () => store.returnRate(key, id),
-      pace: { type: 'exact' },
     },
     options,
   );

@@ -69,7 +69,7 @@ export async function takeSharedSlot(
       take: () => store.takeSlot(key, limit, id, SLOT_LEASE),
       // A slot that lands after the caller left is freed at once, not when its lease ends.
       giveBack: () => store.returnSlot(key, id),
-      pace: { type: 'backoff', first: FIRST_POLL, last: LAST_POLL },
+      poll: { first: FIRST_POLL, last: LAST_POLL },
     },
     options,
   );
