@@ -6,17 +6,16 @@
  * process: across processes, waiters are served as their retries find room, not in arrival order.
  */
 import type { Clock } from '../engine/clock';
-import { StitchError } from '../engine/errors';
 import { mintKey } from '../engine/idempotency';
 import type { RateLimits, ThrottleStore } from '../engine/shared';
 import type { Release } from '../engine/throttle';
-import { awaitGrant, type SharedWaitOptions } from './grant';
+import { type SharedWaitOptions, waitFor } from './poll';
 
 /**
- * Takes one grant of `rate` for `key`, sleeping (abortably) while the window is full.
- * @param options.maxWait longest wait in ms; past it, rejects with a `rate-limited` StitchError.
- * @param options.onQueued called once, when the first answer is "wait".
- * Rejects with the signal's reason on abort, and with the store's error when it fails.
+ * Takes one grant of `rate` for `key`, sleeping (abortably) while the window is full. The store's
+ * delay is exact (no grant frees sooner), so a wait that cannot end within `maxWait` fails at once.
+ * Rejects with the signal's reason on abort, with a `rate-limited` StitchError past `maxWait`
+ * (`retryAfter`: when the window has room), and with the store's error when it fails.
  */
 export async function takeSharedRate(
   store: Pick<ThrottleStore, 'takeRate' | 'returnRate' | 'endRate'>,
@@ -25,30 +24,22 @@ export async function takeSharedRate(
   rate: RateLimits,
   options: SharedWaitOptions,
 ): Promise<Release> {
-  const { signal, maxWait } = options;
-  let waited = 0;
-  for (;;) {
-    const id = mintKey();
-    const delay = await awaitGrant(store.takeRate(key, rate, id), signal, () => store.returnRate(key, id));
-    if (delay === 0) {
-      let released = false;
-      return (unused = false) => {
-        if (released) return;
-        released = true;
-        // Off the call's path: a lost write only leaves the grant counted until 2 × per after it.
-        (unused ? store.returnRate(key, id) : store.endRate(key, id)).catch(() => {});
-      };
-    }
-    if (waited + delay > maxWait) {
-      throw new StitchError({
-        kind: 'rate-limited',
-        message: `waited longer than maxWait (${maxWait}ms) for the shared rate of '${key}'`,
-        retryable: true,
-        retryAfter: delay,
-      });
-    }
-    if (waited === 0) options.onQueued();
-    await clock.sleep(delay, signal);
-    waited += delay;
-  }
+  // A refused take writes nothing, so every ask of one wait can use the same id.
+  const id = mintKey();
+  await waitFor(
+    clock,
+    {
+      what: `grant of the shared rate of '${key}'`,
+      take: () => store.takeRate(key, rate, id),
+      giveBack: () => store.returnRate(key, id),
+    },
+    options,
+  );
+  let released = false;
+  return (unused = false) => {
+    if (released) return;
+    released = true;
+    // Off the call's path: a lost write only leaves the grant counted until 2 × per after it.
+    (unused ? store.returnRate(key, id) : store.endRate(key, id)).catch(() => {});
+  };
 }

@@ -6,10 +6,9 @@
  * more through. A waiter polls, since nothing tells a process that another one freed a slot.
  */
 import type { Clock } from '../engine/clock';
-import { StitchError } from '../engine/errors';
 import { mintKey } from '../engine/idempotency';
 import type { ThrottleStore } from '../engine/shared';
-import { awaitGrant, type SharedWaitOptions } from './grant';
+import { type SharedWaitOptions, waitFor } from './poll';
 
 /** The operations a shared concurrency limit needs. */
 export type SlotStore = Pick<ThrottleStore, 'takeSlot' | 'returnSlot'>;
@@ -52,9 +51,8 @@ function hold(store: SlotStore, clock: Clock, key: string, limit: number, id: st
 
 /**
  * Takes one of the `limit` slots of `key`, polling (abortably) while all are held.
- * @param options.maxWait longest wait in ms; past it, rejects with a `rate-limited` StitchError.
- * @param options.onQueued called once, when the first answer is "wait".
- * Rejects with the signal's reason on abort, and with the store's error when it fails.
+ * Rejects with the signal's reason on abort, with a `rate-limited` StitchError past `maxWait`,
+ * and with the store's error when it fails.
  */
 export async function takeSharedSlot(
   store: SlotStore,
@@ -63,25 +61,17 @@ export async function takeSharedSlot(
   limit: number,
   options: SharedWaitOptions,
 ): Promise<SlotRelease> {
-  const { signal, maxWait } = options;
   const id = mintKey();
-  const started = clock.now();
-  let poll = FIRST_POLL;
-  for (;;) {
-    // A slot that lands after the caller left is freed at once, not when its lease ends.
-    const taking = store.takeSlot(key, limit, id, SLOT_LEASE);
-    const wait = await awaitGrant(taking, signal, () => store.returnSlot(key, id));
-    if (wait === 0) return hold(store, clock, key, limit, id);
-    const waited = clock.now() - started;
-    if (waited >= maxWait) {
-      throw new StitchError({
-        kind: 'rate-limited',
-        message: `waited longer than maxWait (${maxWait}ms) for a shared concurrency slot of '${key}'`,
-        retryable: true,
-      });
-    }
-    if (poll === FIRST_POLL) options.onQueued();
-    await clock.sleep(Math.min(wait, poll, maxWait - waited), signal);
-    poll = Math.min(2 * poll, LAST_POLL);
-  }
+  await waitFor(
+    clock,
+    {
+      what: `shared concurrency slot of '${key}'`,
+      take: () => store.takeSlot(key, limit, id, SLOT_LEASE),
+      // A slot that lands after the caller left is freed at once, not when its lease ends.
+      giveBack: () => store.returnSlot(key, id),
+      poll: { first: FIRST_POLL, last: LAST_POLL },
+    },
+    options,
+  );
+  return hold(store, clock, key, limit, id);
 }

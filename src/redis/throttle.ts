@@ -17,16 +17,30 @@ import { takeSharedSlot } from './slots';
 export function createSharedThrottle(store: ThrottleStore, clock: Clock): SharedThrottle {
   return async (throttle, key, policy, options, onStoreError) => {
     const { signal } = options;
+    // One start, one measure for every part: `maxWait` is the time waited on this clock. The
+    // total deadline (the rest of `options.maxWait`) reaches every part as the abort of `signal`,
+    // so a wait it ends is reported as the deadline's, never as maxWait's.
     const started = clock.now();
-    const left = () => Math.max(0, options.maxWait - (clock.now() - started));
+    const left = () => Math.max(0, started + policy.maxWait - clock.now());
     const rate = policy.shared.rate ? policy.rate : undefined;
-    const queued = () => options.onQueued?.(1);
+    // One wait, one `queued` event: the first part that makes the caller wait says so (its place
+    // in this process's queue; a shared wait is first here, behind the other processes).
+    let queued = false;
+    const onQueued = (position: number) => {
+      if (queued) return;
+      queued = true;
+      options.onQueued?.(position);
+    };
+    const waiting = { signal, started, maxWait: policy.maxWait, onQueued: () => onQueued(1) };
     // The store's failure is fail-open; an abort, or a wait past maxWait, is the caller's answer.
     const failOpen = (operation: StoreOperation, error: unknown) => {
       if (signal.aborted || isStitchError(error)) throw error;
       onStoreError(operation, error);
     };
-    const local = await throttle.acquire(key, rate ? { ...policy, rate: undefined } : policy, options);
+    const local = await throttle.acquire(key, rate ? { ...policy, rate: undefined } : policy, {
+      signal,
+      onQueued,
+    });
     // Released last first: the shared slot is freed before this process's next waiter asks for it.
     const held: Release[] = [local];
     const release: Release = (unused) => {
@@ -35,7 +49,6 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
     try {
       if (policy.shared.concurrency) {
         try {
-          const waiting = { signal, maxWait: left(), onQueued: queued };
           held.push(await takeSharedSlot(store, clock, key, policy.concurrency, waiting));
         } catch (error) {
           failOpen('concurrency', error);
@@ -43,14 +56,16 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
       }
       if (rate) {
         try {
-          held.push(
-            await takeSharedRate(store, clock, key, rate, { signal, maxWait: left(), onQueued: queued }),
-          );
+          held.push(await takeSharedRate(store, clock, key, rate, waiting));
         } catch (error) {
           failOpen('rate', error);
           const own = { ...policy, concurrency: Infinity };
           held.push(
-            await throttle.acquire(`${key} (rate, store failing)`, own, { ...options, maxWait: left() }),
+            await throttle.acquire(`${key} (rate, store failing)`, own, {
+              signal,
+              maxWait: left(),
+              onQueued,
+            }),
           );
         }
       }

@@ -1,0 +1,84 @@
+/**
+ * The one wait of the throttle's shared parts (a rate grant, a concurrency slot): ask the store;
+ * while it answers "wait", sleep on the engine's clock and ask again. Nothing tells a process that
+ * another one freed what it waits for, so it asks; the store's answer paces it.
+ *
+ * One measure bounds it, whatever is waited for: `maxWait` is the time the caller has waited on
+ * the engine's clock since `started` (the shared acquire's start, read once). The total deadline
+ * and the caller's abort reach it through `signal`, which every ask and every sleep takes.
+ */
+import { raceAbort } from '../engine/abort';
+import type { Clock } from '../engine/clock';
+import { StitchError } from '../engine/errors';
+
+/** How long a caller waits for a shared grant or slot, and what it hears. */
+export interface SharedWaitOptions {
+  /** Aborting rejects at once with the signal's reason; the engine aborts it at the total deadline too. */
+  signal: AbortSignal;
+  /** When the wait began, on the engine's clock: `maxWait` counts from here. */
+  started: number;
+  /** Longest wait in ms since `started`; past it, the wait rejects with a `rate-limited` StitchError. */
+  maxWait: number;
+  /** Called once, when the store's first answer is "wait". */
+  onQueued: () => void;
+}
+
+/** What is waited for: asked for again and again, given back if it comes after the caller left. */
+export interface Wanted {
+  /** Named in the error past `maxWait`: "shared concurrency slot of 'pool'". */
+  what: string;
+  /** Asks the store once: resolves 0 when granted, else ms to wait. */
+  take(): Promise<number>;
+  /** Gives back a grant that landed after its caller left, off the call's path. */
+  giveBack(): Promise<void>;
+  /**
+   * How the store's "wait `n` ms" reads. Absent: `n` is exact, nothing is granted sooner (a rate
+   * window), so the waiter asks again after `n` and, when `n` ends past `maxWait`, gives up at
+   * once (with `retryAfter`) instead of waiting in vain. Present: `n` is only the latest a holder
+   * leaves and one may leave sooner (a slot freed elsewhere), so it asks again after `first` ms,
+   * doubling up to `last`, or after `n` when that is sooner.
+   */
+  poll?: { first: number; last: number };
+}
+
+/**
+ * Awaits the store's answer to a take (0: taken, else ms to wait), or the abort of `signal`,
+ * whichever comes first. A take that lands after the caller left is given back at once with
+ * `giveBack`, off the call's path: nothing will be sent under it.
+ */
+async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> {
+  const taking = wanted.take();
+  try {
+    return await raceAbort(taking, signal);
+  } catch (error) {
+    taking.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Takes `wanted`, waiting (abortably) while the store says to.
+ * Rejects with the signal's reason on abort, with a `rate-limited` StitchError past `maxWait`,
+ * and with the store's error when it fails.
+ */
+export async function waitFor(clock: Clock, wanted: Wanted, options: SharedWaitOptions): Promise<void> {
+  const { signal, started, maxWait } = options;
+  const { poll } = wanted;
+  let step = poll ? poll.first : Number.POSITIVE_INFINITY;
+  for (let asked = false; ; asked = true) {
+    const wait = await awaitGrant(wanted, signal);
+    if (wait === 0) return;
+    const left = started + maxWait - clock.now();
+    if (left <= 0 || (!poll && wait > left)) {
+      throw new StitchError({
+        kind: 'rate-limited',
+        message: `no ${wanted.what} within maxWait (${maxWait}ms)`,
+        retryable: true,
+        retryAfter: poll ? undefined : wait,
+      });
+    }
+    if (!asked) options.onQueued();
+    await clock.sleep(Math.min(wait, step, left), signal);
+    if (poll) step = Math.min(2 * step, poll.last);
+  }
+}

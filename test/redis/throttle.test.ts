@@ -1,0 +1,136 @@
+/**
+ * The throttle's shared parts (src/redis/throttle.ts) against a real redis-server, the waiting
+ * engine on the manual clock (its sleeps are the clock's; the windows and leases stay on the
+ * server's): one wait is one `queued` event, and the total deadline ends a wait as the deadline's.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { ThrottleStore } from '../../src/engine/shared';
+import { createThrottle, normalizeThrottle, type ThrottlePolicy } from '../../src/engine/throttle';
+import { createEngine, type StitchRun, stitch, type ThrottleOptions } from '../../src/index';
+import { createRedisStore } from '../../src/redis/index';
+import { createSharedThrottle } from '../../src/redis/throttle';
+import { createManualClock } from '../helpers/clock';
+import { createVendor, type Reply } from '../helpers/vendor';
+import { serveRedis } from './clients';
+import { redisServerPath } from './server';
+
+const redis = serveRedis();
+
+/** A vendor answering 200, a store on a fresh prefix, and an engine on the manual clock over it. */
+async function setup() {
+  const vendor = await createVendor({ respond: (): Reply => ({ status: 200, body: {} }) });
+  const prefix = `t${randomUUID()}:`;
+  const store = createRedisStore(redis.admin, { prefix });
+  const clock = createManualClock();
+  // No store timeout: its timers would sit among the waits' on the manual clock.
+  const engine = createEngine({ store, clock, storeTimeout: Number.POSITIVE_INFINITY });
+  return { vendor, prefix, store, clock, engine, [Symbol.asyncDispose]: () => vendor.close() };
+}
+
+/**
+ * A stitch on the vendor's `/limited` under `throttle` and a shared rate of 1/min, whose one
+ * grant another process (another engine, on the real clock) has just spent.
+ */
+async function spentRate(s: Awaited<ReturnType<typeof setup>>, throttle: ThrottleOptions, timeout?: number) {
+  const on = (name: string, deadline?: number) =>
+    stitch({
+      name,
+      url: s.vendor.url('/limited'),
+      coalesce: false,
+      circuit: false,
+      retry: 1,
+      timeout: deadline,
+      throttle: { ...throttle, rate: '1/min' },
+    });
+  // The other process's call has no deadline: on the real clock, a busy machine must not fail it.
+  const other = createEngine({ store: createRedisStore(redis.admin, { prefix: s.prefix }) });
+  await on('spender')(undefined, { engine: other });
+  return on('limited', timeout);
+}
+
+/** Resolves at the run's first `queued` event. */
+async function queued(run: StitchRun<unknown>) {
+  for await (const event of run.stream()) if (event.type === 'queued') return event;
+}
+
+const queuedEvents = async (run: StitchRun<unknown>) =>
+  (await run.report()).events.filter((event) => event.type === 'queued');
+
+describe.skipIf(!redisServerPath())('the shared throttle', () => {
+  it('one wait, one queued event: a caller queued in this process, then for the shared rate, hears it once', async () => {
+    await using s = await setup();
+    const limited = await spentRate(s, { concurrency: 1 });
+
+    const leaving = new AbortController();
+    const first = limited(undefined, { engine: s.engine, signal: leaving.signal });
+    expect(await queued(first)).toMatchObject({ key: s.vendor.origin, position: 1 });
+    const staying = new AbortController();
+    const second = limited(undefined, { engine: s.engine, signal: staying.signal });
+    expect(await queued(second)).toMatchObject({ position: 1 });
+
+    // The first leaves: the second takes this process's slot, then waits for the shared rate.
+    expect(s.clock.pending()).toBe(1);
+    leaving.abort(new Error('the user left'));
+    expect(s.clock.pending()).toBe(0);
+    await s.clock.untilPending();
+    staying.abort(new Error('the user left too'));
+    for (const run of [first, second]) {
+      expect((await run.safe()).error).toMatchObject({ kind: 'aborted', requests: 0 });
+      expect(await queuedEvents(run)).toHaveLength(1);
+    }
+    expect(s.vendor.requests()).toBe(1);
+    expect(s.clock.pending()).toBe(0);
+  });
+
+  it('the total deadline ends a wait for the shared rate as the deadline’s, not as a maxWait never set', async () => {
+    await using s = await setup();
+    const limited = await spentRate(s, {}, 50);
+
+    const late = limited(undefined, { engine: s.engine });
+    expect(await queued(late)).toMatchObject({ position: 1 });
+    await s.clock.advance(50);
+    expect((await late.safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      message: 'the total deadline passed while waiting for a throttle slot',
+      requests: 0,
+    });
+    expect(s.clock.pending()).toBe(0);
+  });
+
+  it('a wait for a shared slot that the total deadline ends is the deadline’s, even when its timer fires just after the wait woke', async () => {
+    await using s = await setup();
+    await redis.send(['ZADD', `${s.prefix}slots:pool`, '99999999999999', 'a live holder']);
+    const share = createSharedThrottle(s.store as ThrottleStore, s.clock);
+    const policy = normalizeThrottle({ concurrency: 1, shared: { concurrency: true } }, 'pooled');
+    const deadline = new AbortController();
+    // What the engine passes: maxWait is the time left before the total deadline, which aborts `signal`.
+    const taking = share(
+      createThrottle(s.clock),
+      'pool',
+      policy as ThrottlePolicy,
+      {
+        signal: deadline.signal,
+        maxWait: 50,
+      },
+      () => {},
+    );
+    const settled = taking.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // Refused, polled again at 10 and 30 ms; the next poll is set.
+    for (let n = 0; n < 2; n++) {
+      await s.clock.untilPending();
+      await s.clock.next();
+    }
+    await s.clock.untilPending();
+    // The deadline's timer is due at 50 ms and fires after anything the wait set for 50 ms itself,
+    // as a real timer may (the host rounds each to the millisecond).
+    const reason = new DOMException('The total timeout of 50 ms elapsed', 'TimeoutError');
+    s.clock.schedule(50 - s.clock.now(), () => deadline.abort(reason));
+    await s.clock.next();
+    expect(await settled).toBe(reason);
+    expect(s.clock.pending()).toBe(0);
+  });
+});
