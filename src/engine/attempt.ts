@@ -121,17 +121,18 @@ async function takeSlot<TData>(
     if (!sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency)) {
       return await parts.throttle.acquire(key, policy, options);
     }
-    const maxWait = Math.min(policy.maxWait, options.maxWait);
-    return await sharedThrottle(parts.throttle, key, policy, { ...options, maxWait }, (operation, error) =>
+    return await sharedThrottle(parts.throttle, key, policy, options, (operation, error) =>
       context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
     );
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (left(context)) throw error;
     const retryAfter = isStitchError(error) ? error.retryAfter : undefined;
-    const message = total.expired
-      ? 'the total deadline passed while waiting for a throttle slot'
-      : (error as Error).message;
+    // The wait's own bound is what was left of the deadline: its timer may fire just before the deadline's.
+    const message =
+      total.expired || total.remaining() === 0
+        ? 'the total deadline passed while waiting for a throttle slot'
+        : (error as Error).message;
     return failure(context, 'rate-limited', message, { cause: error, retryable: true, retryAfter });
   }
 }

@@ -108,14 +108,16 @@ export type ThrottleStore = Required<
 
 /**
  * Waits for a throttle slot of `policy` under `key` when the store shares part of the throttle:
- * `throttle` is this process's own; `options.maxWait` bounds the whole wait; `onStoreError`
- * hears a shared part's store failure, after which the call goes on without that part.
+ * `throttle` is this process's own; `policy.maxWait` bounds the whole wait, measured on the
+ * engine's clock from its start; `options.signal` ends it (the caller's abort, the total
+ * deadline); `onStoreError` hears a shared part's store failure, after which the call goes on
+ * without that part.
  */
 export type SharedThrottle = (
   throttle: Throttle,
   key: string,
   policy: ThrottlePolicy,
-  options: AcquireOptions & { signal: AbortSignal; maxWait: number },
+  options: AcquireOptions & { signal: AbortSignal },
   onStoreError: (operation: StoreOperation, error: unknown) => void,
 ) => Promise<Release>;
 

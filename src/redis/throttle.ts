@@ -18,8 +18,8 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
   return async (throttle, key, policy, options, onStoreError) => {
     const { signal } = options;
     // One start, one measure for every part: `maxWait` is the time waited on this clock. The
-    // total deadline (the rest of `options.maxWait`) reaches every part as the abort of `signal`,
-    // so a wait it ends is reported as the deadline's, never as maxWait's.
+    // total deadline reaches every part as the abort of `signal`, so a wait it ends is reported
+    // as the deadline's, never as maxWait's.
     const started = clock.now();
     const left = () => Math.max(0, started + policy.maxWait - clock.now());
     const rate = policy.shared.rate ? policy.rate : undefined;
