@@ -6,13 +6,25 @@
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
+export type {
+  CallArgs,
+  CallOptions,
+  HttpMethod,
+  InputFor,
+  PathParamNames,
+  ResolvedInput,
+  Stitch,
+  StitchConfig,
+  StitchDefinition,
+  StitchHooks,
+} from './engine/definition';
 export {
   createEngine,
   defaultEngine,
   type Engine,
-  type EngineOptions,
   type StitchLike,
 } from './engine/engine';
+export type { EngineOptions } from './engine/engineOptions';
 export {
   type AbortErrorLike,
   isAbortError,
@@ -50,25 +62,13 @@ export {
 } from './engine/mutate';
 export type { HeadersHook, OutgoingRequest } from './engine/outgoing';
 export { type PrefetchOptions, prefetch } from './engine/prefetch';
-export type { RedirectMode } from './engine/redirect';
+export type { RedirectMode } from './engine/redirectMode';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
 export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
 export type { CircuitChange, Claim, SharedState } from './engine/shared';
-export {
-  type CallArgs,
-  type CallOptions,
-  type HttpMethod,
-  type InputFor,
-  type PathParamNames,
-  type ResolvedInput,
-  type Stitch,
-  type StitchConfig,
-  type StitchDefinition,
-  type StitchHooks,
-  stitch,
-} from './engine/stitch';
+export { stitch } from './engine/stitch';
 export { createMemoryStore, type Store } from './engine/store';
 export type { SharedThrottleOptions, ThrottleOptions } from './engine/throttle';
 export type { TimeoutOptions } from './engine/timeout';

@@ -1,11 +1,12 @@
 import { abortReason, onAbortShared, raceAbort } from './abort';
-import type { EngineParts, ExecutionContext, ExecutionState } from './attempt';
 import type { Cache } from './cache';
 import type { Clock } from './clock';
 import type { Coalescer, Reference } from './coalescer';
+import type { EngineParts, ExecutionContext, ExecutionState } from './context';
+import type { CallOptions, StitchDefinition } from './definition';
 import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
-import { type ExecutionResult, execute } from './execute';
+import { type ExecutionResult, execute } from './execution';
 import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
@@ -14,7 +15,6 @@ import type { Ledger } from './ledger';
 import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
 import { emitTo, finishRun, type RunTally, StitchRun } from './run';
-import type { CallOptions, StitchDefinition } from './stitch';
 import { startDeadline } from './timeout';
 
 /** What a call needs from its engine. */

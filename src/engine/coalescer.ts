@@ -1,7 +1,7 @@
 import { keep } from './abort';
-import type { ExecutionState } from './attempt';
+import type { ExecutionState } from './context';
 import type { EventPayload } from './events';
-import type { ExecutionResult } from './execute';
+import type { ExecutionResult } from './execution';
 
 /** Receives a shared execution's events; `trace` is true for exactly one reference per event. */
 export type EventListener = (event: EventPayload, trace: boolean) => void;

@@ -1,52 +1,22 @@
-import type { EngineParts } from './attempt';
 import { type CacheSnapshot, createCache, type DehydratedState } from './cache';
 import { cacheKey, createCall } from './call';
 import { type Circuit, type CircuitState, createCircuit } from './circuit';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
-import { checkEngineOptions } from './engineOptions';
+import type { EngineParts } from './context';
+import type { StitchDefinition, StitchEngineLike } from './definition';
+import { checkEngineOptions, type EngineOptions } from './engineOptions';
 import { configError } from './errors';
-import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely, type TraceSink } from './events';
+import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
 import { createLedger } from './ledger';
-import { checkHeadersHook, type HeadersHook } from './outgoing';
+import { checkHeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
-import { boundedShared, isSharedState, type SharedState, sharedThrottle, storeState } from './shared';
-import type { StitchDefinition, StitchEngineLike } from './stitch';
-import { boundedStore, createMemoryStore, type Store, timeBound } from './store';
+import { boundedShared, isSharedState, sharedThrottle, storeState } from './shared';
+import { boundedStore, createMemoryStore, timeBound } from './store';
 import { createThrottle } from './throttle';
-
-/** Everything `createEngine` accepts; all optional. */
-export interface EngineOptions {
-  /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
-  fetch?: typeof globalThis.fetch;
-  /**
-   * Where breakers and idempotency records live: a `Store`, or a store that shares state between
-   * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
-   * throttle's shared rate and the retry budget. @default an in-memory store
-   */
-  store?: Store | SharedState;
-  /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
-  clock?: Clock;
-  /** Sinks that see every event of every run, secrets redacted. @default none */
-  trace?: TraceSink | readonly TraceSink[];
-  /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
-  redact?: readonly string[];
-  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
-  cacheSize?: number;
-  /**
-   * How long (ms, > 0) an operation of `store` may take before the call fails open without it
-   * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
-   */
-  storeTimeout?: number;
-  /**
-   * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
-   * A hook that throws adds nothing and never fails the request. @default none
-   */
-  headers?: HeadersHook;
-}
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
 export type StitchLike<TData = unknown, TInput extends StitchInput = StitchInput> = {

@@ -4,9 +4,9 @@
  * fallback (`cacheSize: NaN` once turned the cache off).
  */
 import type { Clock } from './clock';
-import type { EngineOptions } from './engine';
 import { StitchError } from './errors';
-import type { TraceSink } from './events';
+import type { SECRET_HEADERS, SECRET_QUERY, TraceSink } from './events';
+import type { HeadersHook } from './outgoing';
 import { isSharedState, type SharedState } from './shared';
 import type { Store } from './store';
 
@@ -23,6 +23,36 @@ function checkMethods(value: unknown, field: string, methods: readonly string[],
   for (const method of methods) {
     if (typeof value[method] !== 'function') throw engineError(`${field}.${method}`, 'must be a function');
   }
+}
+
+/** Everything `createEngine` accepts; all optional. */
+export interface EngineOptions {
+  /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * Where breakers and idempotency records live: a `Store`, or a store that shares state between
+   * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
+   * throttle's shared rate and the retry budget. @default an in-memory store
+   */
+  store?: Store | SharedState;
+  /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
+  clock?: Clock;
+  /** Sinks that see every event of every run, secrets redacted. @default none */
+  trace?: TraceSink | readonly TraceSink[];
+  /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
+  redact?: readonly string[];
+  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
+  cacheSize?: number;
+  /**
+   * How long (ms, > 0) an operation of `store` may take before the call fails open without it
+   * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
+   */
+  storeTimeout?: number;
+  /**
+   * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
+   * A hook that throws adds nothing and never fails the request. @default none
+   */
+  headers?: HeadersHook;
 }
 
 /** `createEngine`'s options, checked, with their defaults filled in where they are plain values. */

@@ -1,6 +1,6 @@
+import type { CallOptions, Stitch } from './definition';
 import type { StitchInput } from './request';
 import type { StitchRun } from './run';
-import type { CallOptions, Stitch } from './stitch';
 
 /** An input argument: `undefined` is allowed when the stitch needs no input (see `CallArgs`). */
 export type InputArg<TInput> = Partial<TInput> extends TInput ? TInput | undefined : TInput;

@@ -9,10 +9,10 @@
  *   B:            claim ─ pending ─ pause ·········· (woken or polled) ─ claim ─ done: A's data
  */
 import { linkSignals, raceAbort } from './abort';
-import { type ExecutionContext, left } from './attempt';
 import type { Clock } from './clock';
+import { type ExecutionContext, left } from './context';
 import { reasonMessage } from './errors';
-import { type ExecutionResult, expiredTotal } from './execute';
+import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
 import { isPlainData } from './keys';
 import type { Claim, SharedState } from './shared';

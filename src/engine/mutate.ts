@@ -1,9 +1,9 @@
 import { raceAbort } from './abort';
+import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, type StitchLike } from './engine';
 import { isStitchError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
-import type { CallOptions, Stitch } from './stitch';
 
 /** Any stitch, whatever its data and input types (a stitch's type is invariant in its input). */
 export interface AnyStitch {

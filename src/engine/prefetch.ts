@@ -1,8 +1,8 @@
+import type { CallOptions, Stitch } from './definition';
 import { configError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 import type { SafeResult } from './run';
-import type { CallOptions, Stitch } from './stitch';
 
 /** Options of {@link prefetch}. */
 export type PrefetchOptions = Pick<CallOptions, 'signal' | 'engine' | 'revalidate'>;

@@ -4,14 +4,9 @@
  * header the engine counts as a secret) would follow a 302 to another host. Here each hop is
  * checked, stripped of every secret header when it changes origin, and traced (redacted).
  */
-import type { ExecutionContext } from './attempt';
-import { configError } from './errors';
+import type { ExecutionContext } from './context';
 import { redactUrl } from './events';
-
-/** What a stitch does with a 3xx: follow it (secrets never cross origins), fail, or return it. */
-export type RedirectMode = 'follow' | 'error' | 'manual';
-
-const MODES: readonly RedirectMode[] = ['follow', 'error', 'manual'];
+import type { RedirectMode } from './redirectMode';
 
 /** As fetch: more hops than this is a loop. */
 export const MAX_REDIRECTS = 20;
@@ -20,15 +15,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Whether `status` is one a redirect is made of. */
 export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(status);
-
-/** Validates the `redirect` option. @default 'follow' */
-export function normalizeRedirect(value: unknown, stitchName: string): RedirectMode {
-  if (value === undefined) return 'follow';
-  if (!MODES.includes(value as RedirectMode)) {
-    throw configError(stitchName, 'redirect', `must be one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
-  }
-  return value as RedirectMode;
-}
 
 /** A redirect the engine will not follow; the attempt fails with kind `'http'`, never retried. */
 export class RedirectRefused extends Error {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionState } from '../../src/engine/attempt';
 import {
   type Coalescer,
   createCoalescer,
   type EventListener,
   type Starter,
 } from '../../src/engine/coalescer';
+import type { ExecutionState } from '../../src/engine/context';
 import type { EventPayload } from '../../src/engine/events';
-import type { ExecutionResult } from '../../src/engine/execute';
+import type { ExecutionResult } from '../../src/engine/execution';
 import { uniqueKey } from '../helpers/keys';
 
 /**

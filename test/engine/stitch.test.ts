@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import type { StitchConfig, StitchEngineLike } from '../../src/engine/definition';
 import { isStitchError, type StitchError } from '../../src/engine/errors';
 import type { StitchRun } from '../../src/engine/run';
-import { type StitchConfig, type StitchEngineLike, stitch } from '../../src/engine/stitch';
+import { stitch } from '../../src/engine/stitch';
 
 const URL_ = 'https://api.example.com/users/{id}';
 

@@ -1,5 +1,6 @@
 import { raceAbort } from './abort';
-import { type AttemptResult, type ExecutionContext, failure, left, runAttempt } from './attempt';
+import { runAttempt } from './attempt';
+import { type AttemptResult, type ExecutionContext, failure, left } from './context';
 import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';

@@ -1,0 +1,114 @@
+/**
+ * What every stage of the pipeline below the coalescer shares: the engine's parts, the
+ * execution's context and live state, and how a stage turns an ending into an error.
+ */
+import type { Circuit } from './circuit';
+import type { Clock } from './clock';
+import type { StitchDefinition } from './definition';
+import { StitchError, type StitchErrorKind } from './errors';
+import type { CancelPhase, EventPayload } from './events';
+import type { HeadersHook } from './outgoing';
+import type { BuiltRequest } from './request';
+import { isRetryable, type RetryBudget, type RetryPolicy } from './retry';
+import type { SharedThrottle } from './shared';
+import type { Throttle } from './throttle';
+import type { Deadline } from './timeout';
+
+/** What the engine's modules share across runs. */
+export interface EngineParts {
+  readonly fetch: typeof globalThis.fetch;
+  readonly clock: Clock;
+  readonly circuit: Circuit;
+  readonly throttle: Throttle;
+  readonly budget: RetryBudget;
+  /** The throttle's parts shared across processes (rate, concurrency), when the store can share them. */
+  readonly sharedThrottle: SharedThrottle | undefined;
+  /** Lower-cased header and query names whose values never leave the engine. */
+  readonly secret: ReadonlySet<string>;
+  /** The engine's `headers` option, consulted at each dispatch. */
+  readonly headers: HeadersHook | undefined;
+}
+
+/** Where a shared execution is, for a caller that cancels: its `phase` and what has left. */
+export interface ExecutionState {
+  phase: CancelPhase;
+  attempts: number;
+  requests: number;
+  status: number | undefined;
+  /** A request of this execution went out and was never answered: it may have taken effect. */
+  ambiguous: boolean;
+}
+
+/** One logical call below the coalescer: it runs on `signal`, which no caller owns. */
+export interface ExecutionContext<TData> {
+  /** The id of the run that started this execution. */
+  readonly run: string;
+  readonly definition: StitchDefinition<TData, never>;
+  readonly request: BuiltRequest;
+  /** The request's URL as events and errors show it (secrets redacted), worked out once. */
+  readonly url: string;
+  readonly idempotencyKey: string | undefined;
+  /** The retry policy that applies: a write retries only when it carries an idempotency key. */
+  readonly retry: RetryPolicy;
+  /** Aborts when the last caller leaves, or when `total` expires. */
+  readonly signal: AbortSignal;
+  /** The whole call's deadline, on `signal` itself (the execution's one controller). */
+  readonly total: Deadline;
+  readonly parts: EngineParts;
+  readonly state: ExecutionState;
+  readonly emit: (event: EventPayload) => void;
+}
+
+/** Whether the execution's last caller has left (its signal aborted, not by its deadline): nobody waits. */
+export const left = (context: ExecutionContext<unknown>): boolean =>
+  context.signal.aborted && !context.total.expired;
+
+/** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
+export type AttemptResult<TData> =
+  | { type: 'success'; data: TData }
+  | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
+  | { type: 'aborted' };
+
+/** Builds an error carrying the execution's counters at the moment it is made. */
+export function failure<TData>(
+  context: ExecutionContext<TData>,
+  kind: StitchErrorKind,
+  message: string,
+  extra: Partial<ConstructorParameters<typeof StitchError>[0]> = {},
+): StitchError {
+  const { state, definition } = context;
+  const details = {
+    kind,
+    message,
+    attempts: state.attempts,
+    requests: state.requests,
+    url: context.url,
+    stitch: definition.name,
+    idempotencyKey: context.idempotencyKey,
+    ...extra,
+    // Once a request of this run went unanswered, every later error of the run says so.
+    ambiguous: state.ambiguous || extra.ambiguous === true,
+  };
+  const error = new StitchError(details);
+  // Unless the caller said, "retryable" is what this stitch's own retry policy would decide.
+  return extra.retryable === undefined
+    ? new StitchError({ ...details, retryable: isRetryable(error, context.retry) })
+    : error;
+}
+
+/** A deadline's ending as the attempt's result: a `timeout` failure of its phase. */
+export function timedOut<TData>(
+  context: ExecutionContext<TData>,
+  deadline: Deadline,
+  attempt: number,
+  dispatched: boolean,
+): AttemptResult<TData> {
+  context.emit({ type: 'timeout', phase: deadline.phase, attempt, dispatched });
+  // A request cut off unanswered may still have taken effect at the vendor.
+  if (dispatched) context.state.ambiguous = true;
+  const error = failure(context, 'timeout', (deadline.signal.reason as Error).message, {
+    phase: deadline.phase,
+    cause: deadline.signal.reason,
+  });
+  return { type: 'failure', error, retryAfter: undefined };
+}

@@ -1,0 +1,284 @@
+/**
+ * What a stitch is: its config as written, the definition the engine runs (validated and
+ * normalized once, at definition time), and the types of its calls. A leaf of the pipeline: it
+ * knows the policies, never the engine that runs it.
+ */
+import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
+import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import { configError, type StitchError } from './errors';
+import type { CancelPhase } from './events';
+import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import { normalizeRedirect, type RedirectMode } from './redirectMode';
+import { placeholders, type StitchInput } from './request';
+import type { ResponseType, StandardSchemaV1 } from './response';
+import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
+import type { StitchRun } from './run';
+import { normalizeThrottle, type ThrottleOptions, type ThrottlePolicy } from './throttle';
+import { normalizeTimeout, type TimeoutOptions, type TimeoutPolicy } from './timeout';
+
+/** The HTTP methods a stitch may use. */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Observers of a stitch's runs. They cannot change an outcome: one that throws is ignored.
+ * A caller's abort fires only `onCancel`, never `onError` or `onRetry`.
+ */
+export interface StitchHooks {
+  /** Before each request leaves; may set headers on `headers` (an auth token, say). */
+  onRequest?(context: {
+    stitch: string;
+    attempt: number;
+    method: string;
+    url: string;
+    headers: Headers;
+  }): void;
+  /** When response headers arrive, before the body is read. */
+  onResponse?(context: { stitch: string; attempt: number; response: Response }): void;
+  /** Once per failed run (never for a cancellation). */
+  onError?(error: StitchError): void;
+  /** Before each backoff sleep. */
+  onRetry?(context: { stitch: string; attempt: number; delay: number; error: StitchError }): void;
+  /** When a caller cancels its run. */
+  onCancel?(context: { stitch: string; reason: unknown; phase: CancelPhase; dispatched: boolean }): void;
+}
+
+/** The names of the `{name}` placeholders of a URL template, as a union (`never` for none). */
+export type PathParamNames<TUrl extends string> = TUrl extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParamNames<Rest>
+  : never;
+
+/**
+ * The input of a stitch whose URL template is known at compile time: each `{name}` of `url` (and
+ * of a literal `baseUrl`) is a required `params` field, and no other is allowed. A URL typed only
+ * as `string` gives the loose {@link StitchInput}.
+ */
+export type InputFor<TUrl extends string, TBase extends string = string> = string extends TUrl
+  ? StitchInput
+  : [PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)] extends [never]
+    ? Omit<StitchInput, 'params'>
+    : Omit<StitchInput, 'params'> & {
+        params: {
+          [TName in PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)]:
+            | string
+            | number;
+        };
+      };
+
+/** Everything `stitch()` accepts. Only `name` and a URL are required. */
+export interface StitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> {
+  /** Unique per engine; used in keys, traces and errors. */
+  name: string;
+  /** @default 'GET' */
+  method?: HttpMethod;
+  /** Absolute, or relative to `baseUrl`; `{param}` placeholders are filled from `input.params`. */
+  url: string;
+  /** Prefixed to a relative `url` with one slash between, keeping its path (`…/v1` + `users`). */
+  baseUrl?: string;
+  /** Headers sent on every call (input headers override them). */
+  headers?: Record<string, string>;
+  /** A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`. */
+  output?: StandardSchemaV1<unknown, TData>;
+  /**
+   * A Standard Schema validator for the call's input, run before anything else: a mismatch is
+   * `kind: 'invalid'` with the issues as `cause`, nothing sent and nothing counted. Its output
+   * (after any transforms) is what the request is built from; its input type is the stitch's.
+   */
+  input?: StandardSchemaV1<TInput, StitchInput>;
+  /** @default 'json' */
+  responseType?: ResponseType;
+  /** Larger bodies fail with `kind: 'invalid'` and their socket is closed. @default 10 MiB */
+  maxBodyBytes?: number;
+  /** Attempts, or retry options; `false` for one attempt. @default 3 attempts for reads, 1 for writes without a key */
+  retry?: number | RetryOptions | false;
+  /** A number bounds the whole call; `{ each, total }` bounds one attempt and the call. @default unbounded */
+  timeout?: TimeoutOptions;
+  /** Circuit breaker, keyed by the URL's origin unless `key` is set. @default on, 5 failures, 30 s cooldown */
+  circuit?: CircuitOptions | boolean;
+  /** Concurrency and rate limits per key (the URL's origin by default). @default none */
+  throttle?: ThrottleOptions | false;
+  /** Reads only: serve stored data for `ttl` ms, stale for `staleWhileRevalidate` more. @default { ttl: 0 } */
+  cache?: CacheOptions<TInput> | number | false;
+  /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
+  coalesce?: boolean;
+  /**
+   * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
+   * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
+   * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
+   * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
+   */
+  redirect?: RedirectMode;
+  /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
+  idempotency?: IdempotencyOptions<TInput>;
+  hooks?: StitchHooks;
+}
+
+/** A stitch's configuration after validation, with every default filled in. */
+export interface StitchDefinition<TData = unknown, TInput extends StitchInput = StitchInput> {
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** The full URL template (`baseUrl` joined in). */
+  readonly url: string;
+  /** `'read'` (GET, HEAD: cached, shared, readable by `useStitch`) or `'write'` (the other methods). */
+  readonly kind: 'read' | 'write';
+  readonly headers: Headers;
+  readonly output: StandardSchemaV1<unknown, TData> | undefined;
+  readonly input: StandardSchemaV1<TInput, StitchInput> | undefined;
+  readonly responseType: ResponseType;
+  readonly maxBodyBytes: number;
+  readonly redirect: RedirectMode;
+  /** The retry policy without and with an idempotency key (a write retries only with one). */
+  readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
+  readonly timeout: TimeoutPolicy;
+  readonly circuit: CircuitPolicy | undefined;
+  readonly throttle: ThrottlePolicy | undefined;
+  /** `undefined` for writes (`kind: 'write'`). */
+  readonly cache: CachePolicy<TInput> | undefined;
+  readonly coalesce: boolean;
+  readonly idempotency: IdempotencyPolicy<TInput> | undefined;
+  readonly hooks: StitchHooks;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Aborting it cancels this call only; the reason becomes the error's `cause`. */
+  signal?: AbortSignal;
+  /** The engine to run on. @default defaultEngine() */
+  engine?: StitchEngineLike;
+  /** A key the caller owns, sent as the idempotency header on every attempt of this call. */
+  idempotencyKey?: string;
+  /** Skip the cache lookup: fetch (or join the fetch in flight) and store the result. @default false */
+  revalidate?: boolean;
+}
+
+/** What a stitch needs from an engine (see `createEngine`). */
+export interface StitchEngineLike {
+  /** Starts one call of `definition`: what calling a stitch does, on this engine. */
+  call<TData, TInput extends StitchInput>(
+    definition: StitchDefinition<TData, TInput>,
+    input: TInput | undefined,
+    options: CallOptions | undefined,
+  ): StitchRun<TData>;
+}
+
+/** A call's arguments: the input is required when it has a required field (a path param, say). */
+export type CallArgs<TInput> =
+  Partial<TInput> extends TInput
+    ? [input?: TInput, options?: CallOptions]
+    : [input: TInput, options?: CallOptions];
+
+/** A typed, callable endpoint. */
+export interface Stitch<TData = unknown, TInput extends StitchInput = StitchInput> {
+  (...args: CallArgs<TInput>): StitchRun<TData>;
+  /** The validated configuration. */
+  readonly definition: StitchDefinition<TData, TInput>;
+}
+
+const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
+
+function check(condition: boolean, name: string, field: string, problem: string) {
+  if (!condition) throw configError(name, field, problem);
+}
+
+/**
+ * The full URL template: `url` alone, or `baseUrl` and a relative `url` joined with one slash
+ * (so a base path such as `/v1` is kept, unlike URL resolution). Only http(s) is accepted.
+ */
+function joinUrl(name: string, baseUrl: string | undefined, url: string): string {
+  const absolute = (template: string) => URL.canParse(template.replace(/\{([^{}]+)\}/g, 'x'));
+  let template = url;
+  if (baseUrl !== undefined) {
+    check(typeof baseUrl === 'string' && absolute(baseUrl), name, 'baseUrl', 'must be an absolute URL');
+    check(!absolute(url), name, 'url', 'must be relative when baseUrl is set');
+    template = `${baseUrl.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
+  }
+  check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
+  const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
+  check(protocol === 'http:' || protocol === 'https:', name, 'url', 'must use http or https');
+  // fetch refuses such URLs, and its error would carry the credentials into `error.cause`.
+  check(
+    username === '' && password === '',
+    name,
+    'url',
+    'must not hold credentials (send an Authorization header)',
+  );
+  return template;
+}
+
+/** Validates a config, naming the first wrong field in a `kind: 'config'` StitchError. */
+export function define<TData, TInput extends StitchInput>(
+  config: StitchConfig<TData, TInput>,
+): StitchDefinition<TData, TInput> {
+  check(typeof config === 'object' && config !== null, '', 'config', 'must be an object');
+  const name = config.name;
+  check(typeof name === 'string' && name.trim() !== '', '', 'name', 'must be a non-empty string');
+  const method = config.method ?? 'GET';
+  check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
+  check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
+  const url = joinUrl(name, config.baseUrl, config.url);
+  for (const placeholder of placeholders(url)) {
+    check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, 'url', `has a bad placeholder {${placeholder}}`);
+  }
+  const responseType = config.responseType ?? 'json';
+  check(responseType === 'json' || responseType === 'text', name, 'responseType', "must be 'json' or 'text'");
+  const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  check(
+    Number.isInteger(maxBodyBytes) && maxBodyBytes > 0,
+    name,
+    'maxBodyBytes',
+    'must be a positive integer',
+  );
+  for (const field of ['output', 'input'] as const) {
+    check(
+      config[field] === undefined || typeof config[field]?.['~standard']?.validate === 'function',
+      name,
+      field,
+      'must be a Standard Schema validator',
+    );
+  }
+  for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
+    check(typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
+  }
+  const isRead = method === 'GET' || method === 'HEAD';
+  check(
+    config.coalesce === undefined || typeof config.coalesce === 'boolean',
+    name,
+    'coalesce',
+    'must be a boolean',
+  );
+  let headers: Headers;
+  try {
+    headers = new Headers(config.headers);
+  } catch {
+    throw configError(name, 'headers', 'must be valid header names and values');
+  }
+  return Object.freeze({
+    name,
+    method,
+    url,
+    kind: isRead ? 'read' : 'write',
+    headers,
+    output: config.output,
+    input: config.input,
+    responseType,
+    maxBodyBytes,
+    redirect: normalizeRedirect(config.redirect, name),
+    retry: Object.freeze({
+      plain: normalizeRetry(config.retry, method, false, name),
+      keyed: normalizeRetry(config.retry, method, true, name),
+    }),
+    timeout: normalizeTimeout(config.timeout, name),
+    circuit: normalizeCircuit(config.circuit, name),
+    throttle: normalizeThrottle(config.throttle, name),
+    cache: normalizeCache(config.cache, isRead, name),
+    coalesce: config.coalesce ?? isRead,
+    idempotency: normalizeIdempotency(config.idempotency, name),
+    hooks: { ...config.hooks },
+  });
+}
+
+/** The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's. */
+export type ResolvedInput<TInput, TUrl extends string, TBase extends string> = [TInput] extends [never]
+  ? InputFor<TUrl, TBase>
+  : TInput;

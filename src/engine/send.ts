@@ -1,0 +1,128 @@
+/**
+ * The send of one attempt: its headers, its per-attempt deadline, the request (following
+ * redirects), the body read and parsed and validated; resolves what it proved about the vendor.
+ */
+import type { CircuitOutcome } from './circuit';
+import { type AttemptResult, type ExecutionContext, failure, left, timedOut } from './context';
+import type { StitchDefinition } from './definition';
+import { redactHeaders, safely, scrub, secretValues } from './events';
+import { addHeaders } from './outgoing';
+import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
+import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
+import { parseRetryAfter } from './retry';
+import { type Deadline, startDeadline } from './timeout';
+
+/** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
+function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
+  try {
+    return policy?.isFailureStatus(status) ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** The final headers of one attempt: the request's, the idempotency key, then `onRequest`'s. */
+function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number): Headers {
+  const { definition, request } = context;
+  const headers = new Headers(request.headers);
+  if (context.idempotencyKey !== undefined) {
+    headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
+  }
+  const { headers: hook } = context.parts;
+  if (hook) {
+    const outgoing = {
+      run: context.run,
+      stitch: definition.name,
+      attempt,
+      method: request.method,
+      url: context.url,
+    };
+    addHeaders(hook, outgoing, headers);
+  }
+  safely(definition.hooks.onRequest, {
+    stitch: definition.name,
+    attempt,
+    method: request.method,
+    url: request.url,
+    headers,
+  });
+  return headers;
+}
+
+/** Sends one attempt and reads its answer; resolves what it proved about the vendor, and how it ended. */
+export async function dispatch<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  total: Deadline,
+): Promise<[CircuitOutcome, AttemptResult<TData>]> {
+  const { state, definition, parts, request } = context;
+  if (left(context)) return ['neutral', { type: 'aborted' }];
+  const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
+  try {
+    const headers = attemptHeaders(context, attempt);
+    state.attempts = attempt;
+    context.emit({
+      type: 'request',
+      attempt,
+      method: request.method,
+      url: context.url,
+      headers: redactHeaders(headers, parts.secret),
+      ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
+    });
+    state.phase = 'in-flight';
+    state.requests += 1;
+    const started = parts.clock.now();
+    const sent = secretValues(headers, request.secrets, parts.secret);
+    const response = await sendFollowing(context, attempt, headers, each.signal);
+    state.status = response.status;
+    context.emit({
+      type: 'response',
+      attempt,
+      status: response.status,
+      elapsed: parts.clock.now() - started,
+    });
+    safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
+    state.phase = 'body';
+    if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
+      const body = await readErrorBody(response, each.signal);
+      if (each.signal.aborted) throw each.signal.reason;
+      const outcome = isFailureStatus(definition.circuit, response.status) ? 'failure' : 'neutral';
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.wallNow());
+      const kind = response.status === 429 ? 'rate-limited' : 'http';
+      const error = failure(
+        context,
+        kind,
+        `${request.method} ${response.status} ${response.statusText}`.trim(),
+        // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
+        { status: response.status, body: body === undefined ? undefined : scrub(body, sent), retryAfter },
+      );
+      return [outcome, { type: 'failure', error, retryAfter }];
+    }
+    const text = await readBody(response, definition.maxBodyBytes, each.signal);
+    const data = await validate(
+      definition.output,
+      parseBody(text, response.headers.get('content-type'), definition.responseType),
+    );
+    return ['success', { type: 'success', data }];
+  } catch (error) {
+    if (left(context)) return ['neutral', { type: 'aborted' }];
+    if (error instanceof BodyProblem) {
+      const invalid = failure(context, 'invalid', error.message, {
+        cause: error.issues ?? error,
+        status: state.status,
+      });
+      return ['neutral', { type: 'failure', error: invalid, retryAfter: undefined }];
+    }
+    if (error instanceof RedirectRefused) {
+      const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
+      return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
+    }
+    if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
+    if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
+    state.ambiguous = true;
+    const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
+    return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
+  } finally {
+    each.dispose();
+  }
+}
