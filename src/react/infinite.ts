@@ -69,11 +69,18 @@ interface PageFetch {
 const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();
 const refetching = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
 
-/** The entries of one engine, by the key of the hook's input. */
+/**
+ * The entries of one engine, by the key of the hook's input. An invalidation that hits an entry's
+ * key or one of its pages' keys refetches its pages, as it refetches the cache's mounted readers.
+ */
 function entriesOf(engine: Engine) {
   let byKey = registry.get(engine);
   if (!byKey) {
-    byKey = new Map();
+    const entries = new Map<string, InfiniteEntry<unknown, StitchInput, unknown>>();
+    engine.onInvalidate((matches) => {
+      for (const [key, entry] of [...entries]) if (matches(key) || entry.hit(matches)) entry.refetch();
+    });
+    byKey = entries;
     registry.set(engine, byKey);
   }
   return byKey;
@@ -252,6 +259,12 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       if (param === undefined) return;
       start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
     },
+    /** Whether `matches` accepts the cache key of one of the pages shown. */
+    hit: (matches: (key: string) => boolean) =>
+      snapshot.data?.pageParams.some((param) => {
+        const key = engine.keyOf(stitch, inputFor(param));
+        return key !== undefined && matches(key);
+      }) ?? false,
     /** Refetches every page in order, superseding a fetch in flight (never shown). */
     refetch() {
       const current = fetch;

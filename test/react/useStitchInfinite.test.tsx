@@ -7,7 +7,7 @@
  */
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { mutate, type StitchInput, stitch } from '../../src/index';
 import {
   type InfiniteResult,
   type UseStitchInfiniteOptions,
@@ -272,6 +272,79 @@ describe('refetch', () => {
     await actAtOnce(() => result.current.refetch());
     expect(await cursorOf(vendor, 6)).toEqual({ list: 'a', cursor: '0' });
     expect(result.current).toMatchObject({ status: 'success', data: before, isFetching: true });
+  });
+});
+
+describe('invalidation', () => {
+  it('a mutation that invalidates the list refetches its pages in order; another list’s key does not', async () => {
+    const { vendor, engine, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const rename = stitch<{ ok: boolean }, { body: { name: string } }>({
+      name: uniqueKey('rename'),
+      method: 'POST',
+      url: vendor.url('/rename'),
+      retry: false,
+    });
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, null) });
+
+    await actAtOnce(() => engine.invalidate(list, { query: { list: 'b' } }));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+
+    const renamed = mutate(
+      rename,
+      { body: { name: 'x' } },
+      { engine, invalidates: [[list, { query: { list: 'a' } }]] },
+    );
+    await answer(3, { body: { ok: true } });
+    await act(() => renamed);
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'a', cursor: '0' });
+    await answer(4, { body: page(0, 2) });
+    expect(await cursorOf(vendor, 5)).toEqual({ list: 'a', cursor: '2' });
+    await answer(5, { body: page(2, null) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2), page(2, null)], pageParams: [0, 2] },
+      isFetching: false,
+    });
+    expect(vendor.requests()).toBe(5);
+  });
+
+  it('engine.invalidate supersedes the page fetch in flight (hung up, never shown) and stops at the first failure', async () => {
+    const { vendor, engine, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result, statuses } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+
+    await actAtOnce(() => engine.invalidate(list));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    expect(statuses).not.toContain('error');
+    await answer(3, { status: 500, body: { error: 'down' } });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: { pages: [page(0, 2)] },
+      isFetching: false,
+    });
+    expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
+    expect(vendor.requests()).toBe(3);
+  });
+  it('invalidating the input of one of its pages refetches the list from its first page', async () => {
+    const { vendor, engine, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, null) });
+
+    await actAtOnce(() => engine.invalidate(list, { query: { list: 'a', cursor: 2 } }));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
   });
 });
 
