@@ -126,11 +126,17 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       leave(superseded());
       const { key, signal, scope } = goal;
       if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
-      else if (key !== undefined) {
+      else if (key !== undefined && !scope?.aborted) {
         entry = joinEntry(engine, key, goal, holder);
         const offSignal = signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
-        // A scope's abort (a route change) lets go without showing, like a re-key.
-        const offScope = scope ? onAbort(scope, () => leave(scope.reason)) : () => {};
+        // A scope's abort (a route change) lets go without showing, like a re-key; nothing is in
+        // flight for this hook until the scope's next signal joins it again.
+        const offScope = scope
+          ? onAbort(scope, () => {
+              leave(scope.reason);
+              notify();
+            })
+          : () => {};
         detach = () => {
           offSignal();
           offScope();
@@ -157,6 +163,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     result(
       key: string | undefined,
       policy: PagePolicy<TData, TInput, TParam>,
+      scope: AbortSignal | undefined,
     ): InfiniteResult<TData, TParam> {
       // Before this hook joins (its first render), another component's entry is already shown.
       const shown =
@@ -166,8 +173,10 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       const error = (own?.key === key ? own?.error : undefined) ?? snapshot?.error ?? null;
       const fetching = snapshot?.fetching;
       const status = key === undefined ? 'idle' : error ? 'error' : data ? 'success' : 'pending';
-      // A key nobody holds yet is fetched by the commit that joins it: say so already.
-      const isFetching = fetching !== undefined || (key !== undefined && !shown && !error);
+      // A key nobody holds yet is fetched by the commit that joins it (not on an aborted scope):
+      // say so already.
+      const joining = key !== undefined && !shown && !error && !scope?.aborted;
+      const isFetching = fetching !== undefined || joining;
       const hasNext = data !== undefined && edgeParam(policy, data, false) !== undefined;
       const hasPrevious = data !== undefined && edgeParam(policy, data, true) !== undefined;
       const next = {

@@ -8,8 +8,10 @@
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { mutate, type StitchInput, stitch } from '../../src/index';
+import { ScopeContext } from '../../src/react/context';
 import {
   type InfiniteResult,
+  StitchScope,
   type UseStitchInfiniteOptions,
   useStitch,
   useStitchInfinite,
@@ -444,5 +446,51 @@ describe('sharing a key', () => {
     expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
     expect(vendor.requests()).toBe(1);
     expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(0);
+  });
+});
+
+describe('scopes', () => {
+  it('a StitchScope reset hangs up the page in flight, never shows it, and starts over on the new scope', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const page$ = (path: string) => (
+      <StitchScope resetKey={path}>
+        <List list={list} testId="a" shown={shown} />
+      </StitchScope>
+    );
+    const { rerender } = render(page$('/a'), { wrapper });
+    await vendor.arrival(1);
+
+    await actAtOnce(() => rerender(page$('/b')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: true, error: null });
+    await answer(2, { body: page(0, null) });
+    expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
+  });
+
+  it('after its scope aborts, nothing is fetching until the next scope signal joins the key again', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const scoped = (signal: AbortSignal) => (
+      <ScopeContext.Provider value={signal}>
+        <List list={list} testId="a" shown={shown} />
+      </ScopeContext.Provider>
+    );
+    const first = new AbortController();
+    const { rerender } = render(scoped(first.signal), { wrapper });
+    await vendor.arrival(1);
+
+    await actAtOnce(() => first.abort(new DOMException('The scope was reset', 'AbortError')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: false, error: null });
+
+    await actAtOnce(() => rerender(scoped(new AbortController().signal)));
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: true });
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    await answer(2, { body: page(0, null) });
+    expect(shown.current).toMatchObject({ status: 'success', isFetching: false });
   });
 });
