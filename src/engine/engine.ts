@@ -174,7 +174,7 @@ export function createEngine(options?: EngineOptions): Engine {
   /** Invalidates the keys `matches` accepts in the cache, then tells the listeners of `onInvalidate`. */
   const invalidateWhere = (matches: (key: string) => boolean) => {
     invalidate(matches);
-    for (const listener of [...invalidated]) safely(listener, matches);
+    for (const listener of invalidated) safely(listener, matches);
   };
   const invalidateKey = (key: string) => () => invalidateWhere((other) => other === key);
   const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) =>
@@ -228,11 +228,8 @@ export function createEngine(options?: EngineOptions): Engine {
       invalidateWhere((key) => key === only);
     },
     onInvalidate(listener) {
-      if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
       invalidated.add(listener);
-      return () => {
-        invalidated.delete(listener);
-      };
+      return () => void invalidated.delete(listener);
     },
     setData(stitch, input, updater) {
       const key = dataKey(stitch as never, input, 'setData');

@@ -100,7 +100,7 @@ export interface MutationRun<TData> {
    * Resolves when the last callback has returned: with the outcome, except after a cancel while
    * `onMutate` was pending, whose rollback comes once `onMutate` settles.
    */
-  readonly settled: Promise<void>;
+  readonly settled: Promise<unknown>;
 }
 
 /** Starts `mutate`'s lifecycle; `useStitchMutation` also waits on its `settled`. */
@@ -109,15 +109,11 @@ export function startMutation<TData, TInput extends StitchInput, TContext>(
   input: TInput,
   options: MutateOptions<TData, TInput, TContext>,
 ): MutationRun<TData> {
-  let late: Promise<void> | undefined;
-  const outcome = lifecycle(stitch, input, options, (rollback) => {
-    late = rollback;
-  });
-  outcome.catch(() => {});
-  return { outcome, settled: outcome.then(noop, () => late).then(noop) };
+  const rollback: { late?: Promise<void> } = {};
+  const outcome = lifecycle(stitch, input, options, rollback);
+  // Handles the rejection too: the outcome raises no unhandled rejection by itself.
+  return { outcome, settled: outcome.catch(() => rollback.late) };
 }
-
-const noop = () => {};
 
 /**
  * The lifecycle. A cancel while `onMutate` is pending:
@@ -125,27 +121,24 @@ const noop = () => {};
  *   onMutate   ──────────────┐ (writes the cache late, returns the context)
  *   signal     ──✕           │
  *   outcome      └ rejected  │ (at once; nothing sent)
- *   rollback                 └ onError(context), onSettled → `later`
+ *   rollback                 └ onError(context), onSettled → `rollback.late`
  */
 async function lifecycle<TData, TInput extends StitchInput, TContext>(
   stitch: Stitch<TData, TInput>,
   input: TInput,
   options: MutateOptions<TData, TInput, TContext>,
-  later: (rollback: Promise<void>) => void,
+  rollback: { late?: Promise<void> },
 ): Promise<TData> {
   const { onMutate, onSuccess, onError, onSettled, invalidates, ...call } = options;
   const engine = call.engine ?? defaultEngine();
   const { signal } = call;
   let context: TContext | undefined;
   let failed: StitchError | undefined;
+  // The context still to come from an `onMutate` cancelled while it ran.
   let pending: Promise<TContext | undefined> | undefined;
   if (onMutate && !signal?.aborted) {
-    let mutated: Promise<TContext>;
-    try {
-      mutated = Promise.resolve(onMutate(input, signal));
-    } catch (error) {
-      mutated = Promise.reject(error);
-    }
+    // Called at once; a throw rejects `mutated`.
+    const mutated = new Promise<TContext>((resolve) => resolve(onMutate(input, signal)));
     try {
       context = await raceAbort(mutated, signal);
     } catch (error) {
@@ -174,7 +167,7 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     await quietly(() => onError?.(result.error, input, context));
     await quietly(() => onSettled?.(undefined, result.error, input, context));
   };
-  if (pending) later(pending.then(rollBack));
+  if (pending) rollback.late = pending.then(rollBack);
   else await rollBack(context);
   throw result.error;
 }

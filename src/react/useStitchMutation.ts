@@ -103,7 +103,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       show({ status: 'pending', data: undefined, error: null });
       // The end of this mutation for the next one: its rollback, which a cancel while `onMutate`
       // is pending defers past the outcome.
-      let rolledBack = Promise.resolve();
+      let rolledBack: Promise<unknown> = Promise.resolve();
       try {
         // The previous mutation (superseded, or let go by reset()) rolls back first: its rollback
         // must not undo this one's update.
