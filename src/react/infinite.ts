@@ -49,6 +49,8 @@ export interface EntrySnapshot<TData, TParam> {
   /** The last failure of the key's own page requests (never a cancellation); cleared by the next fetch. */
   readonly error: StitchError | null;
   readonly fetching: PageDirection | undefined;
+  /** How many fetches the entry has started: a holder's own cancellation shows until the next. */
+  readonly started: number;
 }
 
 /** One component reading an infinite key: told of each change, and a reference on each page fetch. */
@@ -138,7 +140,12 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
 ) {
   const holders = new Set<EntryHolder>();
   let fetch: PageFetch | undefined;
-  let snapshot: EntrySnapshot<TData, TParam> = { data: undefined, error: null, fetching: undefined };
+  let snapshot: EntrySnapshot<TData, TParam> = {
+    data: undefined,
+    error: null,
+    fetching: undefined,
+    started: 0,
+  };
 
   const publish = (patch: Partial<EntrySnapshot<TData, TParam>>) => {
     snapshot = { ...snapshot, ...patch };
@@ -214,7 +221,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     if (refs.size === 0) return;
     const current: PageFetch = { direction, controller: new AbortController(), refs };
     fetch = current;
-    publish({ error: null, fetching: direction });
+    publish({ error: null, fetching: direction, started: snapshot.started + 1 });
     // A page param function of the user's that throws ends the fetch as a `config` error.
     run(current).catch((cause: unknown) => {
       const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;

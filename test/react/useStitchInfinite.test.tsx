@@ -336,6 +336,25 @@ describe('invalidation', () => {
     expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
     expect(vendor.requests()).toBe(3);
   });
+  it('an invalidation after a cancel(reason) clears the cancellation: the refetch shows as a fetch, then as data', async () => {
+    const { vendor, engine, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await actAtOnce(() => result.current.cancel(new Error('stop')));
+    expect(result.current).toMatchObject({ status: 'error', error: { kind: 'aborted' } });
+
+    await actAtOnce(() => engine.invalidate(list));
+    expect(result.current).toMatchObject({ status: 'success', error: null, isFetching: true });
+    await answer(3, { body: page(0, null) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, null)] },
+      isFetching: false,
+    });
+  });
+
   it('invalidating the input of one of its pages refetches the list from its first page', async () => {
     const { vendor, engine, wrapper, answer } = await setupList();
     const list = listStitch(vendor);
