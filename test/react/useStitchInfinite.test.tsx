@@ -278,18 +278,24 @@ describe('refetch', () => {
 });
 
 describe('invalidation', () => {
+  /** List 'a' with its first page shown and its second page's request (request 2) in flight. */
+  async function secondPageInFlight() {
+    const harness = await setupList();
+    const list = listStitch(harness.vendor);
+    const hook = renderList(list, harness.wrapper);
+    await harness.answer(1, { body: page(0, 2) });
+    await loadNext(hook.result, harness.vendor, 2);
+    return { ...harness, ...hook, list };
+  }
+
   it('a mutation that invalidates the list refetches its pages in order; another list’s key does not', async () => {
-    const { vendor, engine, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
+    const { vendor, engine, answer, list, result } = await secondPageInFlight();
     const rename = stitch<{ ok: boolean }, { body: { name: string } }>({
       name: uniqueKey('rename'),
       method: 'POST',
       url: vendor.url('/rename'),
       retry: false,
     });
-    const { result } = renderList(list, wrapper);
-    await answer(1, { body: page(0, 2) });
-    await loadNext(result, vendor, 2);
     await answer(2, { body: page(2, null) });
 
     await actAtOnce(() => engine.invalidate(list, { query: { list: 'b' } }));
@@ -316,11 +322,7 @@ describe('invalidation', () => {
   });
 
   it('engine.invalidate supersedes the page fetch in flight (hung up, never shown) and stops at the first failure', async () => {
-    const { vendor, engine, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
-    const { result, statuses } = renderList(list, wrapper);
-    await answer(1, { body: page(0, 2) });
-    await loadNext(result, vendor, 2);
+    const { vendor, engine, answer, list, result, statuses } = await secondPageInFlight();
 
     await actAtOnce(() => engine.invalidate(list));
     expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
@@ -336,12 +338,9 @@ describe('invalidation', () => {
     expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
     expect(vendor.requests()).toBe(3);
   });
+
   it('an invalidation after a cancel(reason) clears the cancellation: the refetch shows as a fetch, then as data', async () => {
-    const { vendor, engine, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
-    const { result } = renderList(list, wrapper);
-    await answer(1, { body: page(0, 2) });
-    await loadNext(result, vendor, 2);
+    const { engine, answer, list, result } = await secondPageInFlight();
     await actAtOnce(() => result.current.cancel(new Error('stop')));
     expect(result.current).toMatchObject({ status: 'error', error: { kind: 'aborted' } });
 
@@ -356,11 +355,7 @@ describe('invalidation', () => {
   });
 
   it('invalidating the input of one of its pages refetches the list from its first page', async () => {
-    const { vendor, engine, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
-    const { result } = renderList(list, wrapper);
-    await answer(1, { body: page(0, 2) });
-    await loadNext(result, vendor, 2);
+    const { vendor, engine, answer, list, result } = await secondPageInFlight();
     await answer(2, { body: page(2, null) });
 
     await actAtOnce(() => engine.invalidate(list, { query: { list: 'a', cursor: 2 } }));
