@@ -163,12 +163,12 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     await quietly(() => onSettled?.(result.data, null, input, context));
     return result.data;
   }
-  const rollBack = async (context: TContext | undefined) => {
+  const undo = async (context: TContext | undefined) => {
     await quietly(() => onError?.(result.error, input, context));
     await quietly(() => onSettled?.(undefined, result.error, input, context));
   };
-  if (pending) rollback.late = pending.then(rollBack);
-  else await rollBack(context);
+  if (pending) rollback.late = pending.then(undo);
+  else await undo(context);
   throw result.error;
 }
 
