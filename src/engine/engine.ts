@@ -51,6 +51,13 @@ export interface Engine extends StitchEngineLike {
    */
   invalidate<TInput extends StitchInput>(stitch: StitchLike<unknown, TInput>, input?: TInput): void;
   /**
+   * Calls `listener` after each invalidation (`invalidate`, a mutation's `invalidates`, or an
+   * inspector's) with a test of the cache keys it hits, whether the cache holds them or not: for
+   * state kept outside the cache (the pages of `useStitchInfinite`) to refetch as the cache's
+   * mounted readers do. Returns the unsubscribe function.
+   */
+  onInvalidate(listener: (matches: (key: string) => boolean) => void): () => void;
+  /**
    * Writes the cached data of a read (an optimistic update, or a write's answer): `updater` is
    * the new data, or a function of the current data (`undefined` when there is none) returning
    * it; `undefined` leaves the key as it was. A request in flight for the key is aborted first
@@ -133,7 +140,13 @@ export function createEngine(options?: EngineOptions): Engine {
     secret,
     headers: checkHeadersHook(options?.headers),
   };
-  const invalidateKey = (key: string) => () => invalidate((other) => other === key);
+  const invalidated = new Set<(matches: (key: string) => boolean) => void>();
+  /** Invalidates the keys `matches` accepts in the cache, then tells the listeners of `onInvalidate`. */
+  const invalidateWhere = (matches: (key: string) => boolean) => {
+    invalidate(matches);
+    for (const listener of invalidated) safely(listener, matches);
+  };
+  const invalidateKey = (key: string) => () => invalidateWhere((other) => other === key);
   const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) =>
     inspector.notify(() => ({
       type: 'cache',
@@ -178,11 +191,15 @@ export function createEngine(options?: EngineOptions): Engine {
     invalidate(stitch, input) {
       const { definition } = stitch;
       if (input === undefined) {
-        invalidate((key) => keys.belongsTo(key, definition.name));
+        invalidateWhere((key) => keys.belongsTo(key, definition.name));
         return;
       }
       const only = cacheKey(keys, definition, input);
-      invalidate((key) => key === only);
+      invalidateWhere((key) => key === only);
+    },
+    onInvalidate(listener) {
+      invalidated.add(listener);
+      return () => void invalidated.delete(listener);
     },
     setData(stitch, input, updater) {
       const key = dataKey(stitch as never, input, 'setData');

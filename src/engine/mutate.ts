@@ -26,8 +26,11 @@ export interface MutationLifecycle<TData, TInput extends StitchInput, TContext> 
   /**
    * Before the write is sent: apply an optimistic update (`engine.setData`) and return what a
    * rollback needs (the previous data, say), possibly as a promise; it is the `context` of the
-   * other callbacks. `signal` aborts when the mutation is cancelled; a cancel while its promise
-   * is pending does not wait for it (`context` is then `undefined`).
+   * other callbacks. `signal` aborts when the mutation is cancelled. A cancel while its promise
+   * is pending fails the mutation at once (nothing is sent), but the rollback (`onError`, then
+   * `onSettled`) waits for that promise to settle, so it gets the real context and runs after any
+   * write `onMutate` makes late (`context` is `undefined` if it rejects). An `onMutate` that never
+   * settles never rolls back: let it end on `signal`.
    */
   onMutate?(input: TInput, signal: AbortSignal | undefined): TContext | Promise<TContext>;
   /** After the write succeeded, before `invalidates` is applied. */
@@ -68,8 +71,10 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
  * kind `'aborted'` whose `cause` is the reason itself: it rolls back through `onError`, and
  * `onSettled` gets the same error. Lives in its own module, so an app that never calls it does
  * not ship it. `useStitchMutation` runs the same lifecycle.
- * @returns the written data; rejects with the `StitchError`. Like a run, the promise raises no
- * unhandled rejection by itself (a fire-and-forget call that is cancelled is not a process error).
+ * @returns the written data, once the last callback has returned; rejects with the `StitchError`
+ * likewise, except after a cancel while `onMutate` was pending: that rejects at once, and the
+ * rollback follows when `onMutate` settles. Like a run, the promise raises no unhandled rejection
+ * by itself (a fire-and-forget call that is cancelled is not a process error).
  * @example
  * let previous: Todo[] | undefined;
  * await mutate(addTodo, { body: { title } }, {
@@ -84,27 +89,63 @@ export function mutate<TData, TInput extends StitchInput, TContext = unknown>(
   input: InputArg<TInput>,
   options: MutateOptions<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): Promise<TData> {
-  const settled = lifecycle(stitch, input as TInput, options);
-  settled.catch(() => {});
-  return settled;
+  return startMutation(stitch, input as TInput, options).outcome;
 }
 
+/** A mutation under way: its outcome, and the end of its lifecycle, rollback included. */
+export interface MutationRun<TData> {
+  /** The written data, or the `StitchError`; raises no unhandled rejection by itself. */
+  readonly outcome: Promise<TData>;
+  /**
+   * Resolves when the last callback has returned: with the outcome, except after a cancel while
+   * `onMutate` was pending, whose rollback comes once `onMutate` settles.
+   */
+  readonly settled: Promise<unknown>;
+}
+
+/** Starts `mutate`'s lifecycle; `useStitchMutation` also waits on its `settled`. */
+export function startMutation<TData, TInput extends StitchInput, TContext>(
+  stitch: Stitch<TData, TInput>,
+  input: TInput,
+  options: MutateOptions<TData, TInput, TContext>,
+): MutationRun<TData> {
+  const rollback: { late?: Promise<void> } = {};
+  const outcome = lifecycle(stitch, input, options, rollback);
+  // Handles the rejection too: the outcome raises no unhandled rejection by itself.
+  return { outcome, settled: outcome.catch(() => rollback.late) };
+}
+
+/**
+ * The lifecycle. A cancel while `onMutate` is pending:
+ *
+ *   onMutate   ──────────────┐ (writes the cache late, returns the context)
+ *   signal     ──✕           │
+ *   outcome      └ rejected  │ (at once; nothing sent)
+ *   rollback                 └ onError(context), onSettled → `rollback.late`
+ */
 async function lifecycle<TData, TInput extends StitchInput, TContext>(
   stitch: Stitch<TData, TInput>,
   input: TInput,
   options: MutateOptions<TData, TInput, TContext>,
+  rollback: { late?: Promise<void> },
 ): Promise<TData> {
   const { onMutate, onSuccess, onError, onSettled, invalidates, ...call } = options;
   const engine = call.engine ?? defaultEngine();
   const { signal } = call;
   let context: TContext | undefined;
   let failed: StitchError | undefined;
+  // The context still to come from an `onMutate` cancelled while it ran.
+  let pending: Promise<TContext | undefined> | undefined;
   if (onMutate && !signal?.aborted) {
+    // Called at once; a throw rejects `mutated`.
+    const mutated = new Promise<TContext>((resolve) => resolve(onMutate(input, signal)));
     try {
-      context = await raceAbort(Promise.resolve(onMutate(input, signal)), signal);
+      context = await raceAbort(mutated, signal);
     } catch (error) {
-      // A cancel while it ran: the call below, on the aborted signal, cancels with the reason.
-      if (!signal?.aborted) failed = mutateFailed(stitch.definition.name, error);
+      // A cancel while it ran: the call below, on the aborted signal, cancels with the reason,
+      // and the rollback waits for `onMutate` to end.
+      if (signal?.aborted) pending = mutated.catch(() => undefined);
+      else failed = mutateFailed(stitch.definition.name, error);
     }
   }
   const result = failed
@@ -122,8 +163,12 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     await quietly(() => onSettled?.(result.data, null, input, context));
     return result.data;
   }
-  await quietly(() => onError?.(result.error, input, context));
-  await quietly(() => onSettled?.(undefined, result.error, input, context));
+  const undo = async (context: TContext | undefined) => {
+    await quietly(() => onError?.(result.error, input, context));
+    await quietly(() => onSettled?.(undefined, result.error, input, context));
+  };
+  if (pending) rollback.late = pending.then(undo);
+  else await undo(context);
   throw result.error;
 }
 

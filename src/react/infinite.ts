@@ -49,6 +49,8 @@ export interface EntrySnapshot<TData, TParam> {
   /** The last failure of the key's own page requests (never a cancellation); cleared by the next fetch. */
   readonly error: StitchError | null;
   readonly fetching: PageDirection | undefined;
+  /** How many fetches the entry has started: a holder's own cancellation shows until the next. */
+  readonly started: number;
 }
 
 /** One component reading an infinite key: told of each change, and a reference on each page fetch. */
@@ -69,11 +71,18 @@ interface PageFetch {
 const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();
 const refetching = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
 
-/** The entries of one engine, by the key of the hook's input. */
+/**
+ * The entries of one engine, by the key of the hook's input. An invalidation that hits an entry's
+ * key or one of its pages' keys refetches its pages, as it refetches the cache's mounted readers.
+ */
 function entriesOf(engine: Engine) {
   let byKey = registry.get(engine);
   if (!byKey) {
-    byKey = new Map();
+    const entries = new Map<string, InfiniteEntry<unknown, StitchInput, unknown>>();
+    engine.onInvalidate((matches) => {
+      for (const [key, entry] of [...entries]) if (matches(key) || entry.hit(matches)) entry.refetch();
+    });
+    byKey = entries;
     registry.set(engine, byKey);
   }
   return byKey;
@@ -131,7 +140,12 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
 ) {
   const holders = new Set<EntryHolder>();
   let fetch: PageFetch | undefined;
-  let snapshot: EntrySnapshot<TData, TParam> = { data: undefined, error: null, fetching: undefined };
+  let snapshot: EntrySnapshot<TData, TParam> = {
+    data: undefined,
+    error: null,
+    fetching: undefined,
+    started: 0,
+  };
 
   const publish = (patch: Partial<EntrySnapshot<TData, TParam>>) => {
     snapshot = { ...snapshot, ...patch };
@@ -207,7 +221,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     if (refs.size === 0) return;
     const current: PageFetch = { direction, controller: new AbortController(), refs };
     fetch = current;
-    publish({ error: null, fetching: direction });
+    publish({ error: null, fetching: direction, started: snapshot.started + 1 });
     // A page param function of the user's that throws ends the fetch as a `config` error.
     run(current).catch((cause: unknown) => {
       const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;
@@ -252,6 +266,12 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       if (param === undefined) return;
       start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
     },
+    /** Whether `matches` accepts the cache key of one of the pages shown. */
+    hit: (matches: (key: string) => boolean) =>
+      snapshot.data?.pageParams.some((param) => {
+        const key = engine.keyOf(stitch, inputFor(param));
+        return key !== undefined && matches(key);
+      }) ?? false,
     /** Refetches every page in order, superseding a fetch in flight (never shown). */
     refetch() {
       const current = fetch;

@@ -32,7 +32,10 @@ export interface InfiniteControls {
    * before it gives; the first failure stops it and keeps the pages there were.
    */
   refetch(): void;
-  /** Cancels this hook's page fetch in flight with `reason`; the hook then shows it as its error. */
+  /**
+   * Cancels this hook's page fetch in flight with `reason`; the hook shows it as its error until
+   * the next page fetch of its key.
+   */
   cancel(reason?: unknown): void;
 }
 
@@ -70,8 +73,11 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   type Entry = InfiniteEntry<TData, TInput, TParam>;
   let target: InfiniteTarget<TData, TInput, TParam> | undefined;
   let entry: Entry | undefined;
-  /** This hook's own cancellation, shown until its next fetch or re-key. */
-  let own: { key: string; error: StitchError } | undefined;
+  /**
+   * This hook's own cancellation, shown until its next fetch or re-key, or the next fetch its
+   * entry starts (an invalidation's refetch, say): `started` is the entry's count at the cancel.
+   */
+  let own: { key: string; error: StitchError; started?: number } | undefined;
   let detach = () => {};
   let mounted = false;
   const listeners = new Set<() => void>();
@@ -93,7 +99,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
     const key = target?.key;
     if (!entry || key === undefined || !entry.snapshot().fetching || !target) return;
-    own = { key, error: abortError(target.stitch, reason) };
+    own = { key, error: abortError(target.stitch, reason), started: entry.snapshot().started };
     entry.release(holder, reason);
     notify();
   };
@@ -126,11 +132,17 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       leave(superseded());
       const { key, signal, scope } = goal;
       if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
-      else if (key !== undefined) {
+      else if (key !== undefined && !scope?.aborted) {
         entry = joinEntry(engine, key, goal, holder);
         const offSignal = signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
-        // A scope's abort (a route change) lets go without showing, like a re-key.
-        const offScope = scope ? onAbort(scope, () => leave(scope.reason)) : () => {};
+        // A scope's abort (a route change) lets go without showing, like a re-key; nothing is in
+        // flight for this hook until the scope's next signal joins it again.
+        const offScope = scope
+          ? onAbort(scope, () => {
+              leave(scope.reason);
+              notify();
+            })
+          : () => {};
         detach = () => {
           offSignal();
           offScope();
@@ -157,17 +169,22 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     result(
       key: string | undefined,
       policy: PagePolicy<TData, TInput, TParam>,
+      scope: AbortSignal | undefined,
     ): InfiniteResult<TData, TParam> {
       // Before this hook joins (its first render), another component's entry is already shown.
       const shown =
         key === undefined ? undefined : entry && target?.key === key ? entry : findEntry(engine, key);
       const snapshot = shown?.snapshot();
       const data = snapshot?.data as InfiniteData<TData, TParam> | undefined;
-      const error = (own?.key === key ? own?.error : undefined) ?? snapshot?.error ?? null;
+      const cancelled = own?.key === key ? own : undefined;
+      const mine = cancelled?.started === undefined || cancelled.started === snapshot?.started;
+      const error = (mine ? cancelled?.error : undefined) ?? snapshot?.error ?? null;
       const fetching = snapshot?.fetching;
       const status = key === undefined ? 'idle' : error ? 'error' : data ? 'success' : 'pending';
-      // A key nobody holds yet is fetched by the commit that joins it: say so already.
-      const isFetching = fetching !== undefined || (key !== undefined && !shown && !error);
+      // A key nobody holds yet is fetched by the commit that joins it (not on an aborted scope):
+      // say so already.
+      const joining = key !== undefined && !shown && !error && !scope?.aborted;
+      const isFetching = fetching !== undefined || joining;
       const hasNext = data !== undefined && edgeParam(policy, data, false) !== undefined;
       const hasPrevious = data !== undefined && edgeParam(policy, data, true) !== undefined;
       const next = {

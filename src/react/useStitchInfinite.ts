@@ -51,7 +51,7 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   const key = idle ? undefined : engine.keyOf(stitch, value);
   const { signal } = options;
 
-  const read = () => observer.result(key, options);
+  const read = () => observer.result(key, options, scope);
   const result = useSyncExternalStore(observer.subscribe, read, read);
 
   useEffect(() => {

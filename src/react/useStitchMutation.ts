@@ -1,7 +1,7 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { linkSignals, raceAbort } from '../engine/abort';
 import { mintKey } from '../engine/idempotency';
-import { type MutationLifecycle, mutate as runMutation } from '../engine/mutate';
+import { type MutationLifecycle, startMutation } from '../engine/mutate';
 import type { Stitch, StitchError, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { useEngine } from './provider';
@@ -101,6 +101,9 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       lastSettled.current = current.settled;
       const link = linkSignals(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
+      // The end of this mutation for the next one: its rollback, which a cancel while `onMutate`
+      // is pending defers past the outcome.
+      let rolledBack: Promise<unknown> = Promise.resolve();
       try {
         // The previous mutation (superseded, or let go by reset()) rolls back first: its rollback
         // must not undo this one's update.
@@ -110,13 +113,14 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
         // keyed write is retried).
         const policy = stitch.definition.idempotency;
         const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
-        const settled = runMutation(stitch, input as TInput, {
+        const run = startMutation(stitch, input as TInput, {
           ...lifecycle.current,
           ...owned,
           engine,
           signal: link.signal,
         });
-        const result = await settled.then(
+        rolledBack = run.settled;
+        const result = await run.outcome.then(
           (data) => ({ ok: true, data }) as const,
           (error: StitchError) => ({ ok: false, error }) as const,
         );
@@ -134,7 +138,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
         throw result.error;
       } finally {
         link.dispose();
-        ended();
+        rolledBack.then(ended);
       }
     },
     [engine, idempotencyKey, scope, show, stitch],

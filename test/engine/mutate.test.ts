@@ -104,34 +104,50 @@ describe('mutate', () => {
     expect(engine.getData(getTodos, undefined)).toBe(todos);
   });
 
-  it('a cancel while an asynchronous onMutate runs does not wait for it and sends nothing', async () => {
+  it('a cancel while an asynchronous onMutate runs fails at once and sends nothing; the rollback waits for onMutate, with its context', async () => {
     const { vendor, engine } = await startScenario();
-    const { addTodo } = todoStitches(vendor);
+    const { getTodos, addTodo } = todoStitches(vendor);
+    engine.setData(getTodos, undefined, todos);
+    const { calls, lifecycle } = optimisticAdd(engine, getTodos);
     const controller = new AbortController();
-    const onSettled = vi.fn();
-    const onError = vi.fn();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let rolledBack!: () => void;
+    const settled = new Promise<void>((resolve) => (rolledBack = resolve));
     let heard: AbortSignal | undefined;
+    let settledWith: unknown[] = [];
     const done = mutate(addTodo, input, {
       engine,
       signal: controller.signal,
-      onMutate: (_input, signal) => {
+      ...lifecycle,
+      // An optimistic update written after an await: it lands after the cancel.
+      onMutate: async (added, signal) => {
         heard = signal;
-        return new Promise<never>(() => {}); // never settles
+        await released;
+        return lifecycle.onMutate(added);
       },
-      onError,
-      onSettled,
+      onSettled: (...args) => {
+        lifecycle.onSettled();
+        settledWith = args;
+        rolledBack();
+      },
     });
     const reason = new Error('gone');
     controller.abort(reason);
-    await expect(done).rejects.toMatchObject({ kind: 'aborted', cause: reason, dispatched: false });
+    const error = await done.catch((failure: unknown) => failure);
+    expect(error).toMatchObject({ kind: 'aborted', dispatched: false });
+    expect((error as Error).cause).toBe(reason);
     expect(heard).toBe(controller.signal);
-    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ cause: reason }), input, undefined);
-    expect(onSettled).toHaveBeenCalledWith(
-      undefined,
-      expect.objectContaining({ cause: reason }),
-      input,
-      undefined,
-    );
+    // Nothing rolled back yet: onMutate has not written its update.
+    expect(calls).toEqual([]);
+
+    release();
+    await settled;
+    expect(calls).toEqual(['onMutate', 'onError', 'onSettled']);
+    expect(lifecycle.onError).toHaveBeenCalledWith(error, input, { previous: todos });
+    expect(settledWith).toEqual([undefined, error, input, { previous: todos }]);
+    // The late optimistic update was rolled back.
+    expect(engine.getData(getTodos, undefined)).toBe(todos);
     expect(vendor.requests()).toBe(0);
   });
 

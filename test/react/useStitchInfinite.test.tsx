@@ -7,9 +7,11 @@
  */
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { mutate, type StitchInput, stitch } from '../../src/index';
+import { ScopeContext } from '../../src/react/context';
 import {
   type InfiniteResult,
+  StitchScope,
   type UseStitchInfiniteOptions,
   useStitch,
   useStitchInfinite,
@@ -275,6 +277,93 @@ describe('refetch', () => {
   });
 });
 
+describe('invalidation', () => {
+  /** List 'a' with its first page shown and its second page's request (request 2) in flight. */
+  async function secondPageInFlight() {
+    const harness = await setupList();
+    const list = listStitch(harness.vendor);
+    const hook = renderList(list, harness.wrapper);
+    await harness.answer(1, { body: page(0, 2) });
+    await loadNext(hook.result, harness.vendor, 2);
+    return { ...harness, ...hook, list };
+  }
+
+  it('a mutation that invalidates the list refetches its pages in order; another list’s key does not', async () => {
+    const { vendor, engine, answer, list, result } = await secondPageInFlight();
+    const rename = stitch<{ ok: boolean }, { body: { name: string } }>({
+      name: uniqueKey('rename'),
+      method: 'POST',
+      url: vendor.url('/rename'),
+      retry: false,
+    });
+    await answer(2, { body: page(2, null) });
+
+    await actAtOnce(() => engine.invalidate(list, { query: { list: 'b' } }));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+
+    const renamed = mutate(
+      rename,
+      { body: { name: 'x' } },
+      { engine, invalidates: [[list, { query: { list: 'a' } }]] },
+    );
+    await answer(3, { body: { ok: true } });
+    await act(() => renamed);
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'a', cursor: '0' });
+    await answer(4, { body: page(0, 2) });
+    expect(await cursorOf(vendor, 5)).toEqual({ list: 'a', cursor: '2' });
+    await answer(5, { body: page(2, null) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, 2), page(2, null)], pageParams: [0, 2] },
+      isFetching: false,
+    });
+    expect(vendor.requests()).toBe(5);
+  });
+
+  it('engine.invalidate supersedes the page fetch in flight (hung up, never shown) and stops at the first failure', async () => {
+    const { vendor, engine, answer, list, result, statuses } = await secondPageInFlight();
+
+    await actAtOnce(() => engine.invalidate(list));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, isFetchingNext: false });
+    expect(statuses).not.toContain('error');
+    await answer(3, { status: 500, body: { error: 'down' } });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: { pages: [page(0, 2)] },
+      isFetching: false,
+    });
+    expect(result.current.error).toMatchObject({ kind: 'http', status: 500 });
+    expect(vendor.requests()).toBe(3);
+  });
+
+  it('an invalidation after a cancel(reason) clears the cancellation: the refetch shows as a fetch, then as data', async () => {
+    const { engine, answer, list, result } = await secondPageInFlight();
+    await actAtOnce(() => result.current.cancel(new Error('stop')));
+    expect(result.current).toMatchObject({ status: 'error', error: { kind: 'aborted' } });
+
+    await actAtOnce(() => engine.invalidate(list));
+    expect(result.current).toMatchObject({ status: 'success', error: null, isFetching: true });
+    await answer(3, { body: page(0, null) });
+    expect(result.current).toMatchObject({
+      status: 'success',
+      data: { pages: [page(0, null)] },
+      isFetching: false,
+    });
+  });
+
+  it('invalidating the input of one of its pages refetches the list from its first page', async () => {
+    const { vendor, engine, answer, list, result } = await secondPageInFlight();
+    await answer(2, { body: page(2, null) });
+
+    await actAtOnce(() => engine.invalidate(list, { query: { list: 'a', cursor: 2 } }));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+  });
+});
+
 describe('cancellation the caller asked for', () => {
   it('cancel(reason) aborts the page in flight and shows it, cause intact; the pages stay', async () => {
     const { vendor, wrapper, answer } = await setupList();
@@ -371,5 +460,51 @@ describe('sharing a key', () => {
     expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
     expect(vendor.requests()).toBe(1);
     expect(trace.events.filter((event) => event.type === 'cancel')).toHaveLength(0);
+  });
+});
+
+describe('scopes', () => {
+  it('a StitchScope reset hangs up the page in flight, never shows it, and starts over on the new scope', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const page$ = (path: string) => (
+      <StitchScope resetKey={path}>
+        <List list={list} testId="a" shown={shown} />
+      </StitchScope>
+    );
+    const { rerender } = render(page$('/a'), { wrapper });
+    await vendor.arrival(1);
+
+    await actAtOnce(() => rerender(page$('/b')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: true, error: null });
+    await answer(2, { body: page(0, null) });
+    expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
+  });
+
+  it('after its scope aborts, nothing is fetching until the next scope signal joins the key again', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const scoped = (signal: AbortSignal) => (
+      <ScopeContext.Provider value={signal}>
+        <List list={list} testId="a" shown={shown} />
+      </ScopeContext.Provider>
+    );
+    const first = new AbortController();
+    const { rerender } = render(scoped(first.signal), { wrapper });
+    await vendor.arrival(1);
+
+    await actAtOnce(() => first.abort(new DOMException('The scope was reset', 'AbortError')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: false, error: null });
+
+    await actAtOnce(() => rerender(scoped(new AbortController().signal)));
+    expect(shown.current).toMatchObject({ status: 'pending', isFetching: true });
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    await answer(2, { body: page(0, null) });
+    expect(shown.current).toMatchObject({ status: 'success', isFetching: false });
   });
 });

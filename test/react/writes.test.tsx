@@ -175,6 +175,48 @@ describe('useStitchMutation lifecycle', () => {
     expect(list()).toBe('success milk,bread');
   });
 
+  it('a cancel while onMutate is pending shows at once; its rollback waits for onMutate, and the next mutation for the rollback', async () => {
+    const harness = await setup();
+    const { vendor, wrapper, answer } = harness;
+    const { getTodos, addTodo } = todoStitches(vendor);
+    render(<TodoList getTodos={getTodos} testId="list" />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: milk });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { result } = renderHook(
+      () => {
+        const engine = useEngine();
+        return useStitchMutation(addTodo, {
+          // The optimistic update is written after an await.
+          onMutate: async (sent) => {
+            await released;
+            const previous = engine.getData(getTodos, undefined);
+            engine.setData(getTodos, undefined, (todos = []) => [
+              ...todos,
+              { id: -1, title: sent.body.title },
+            ]);
+            return previous;
+          },
+          onError: (_error, _sent, previous) => {
+            engine.setData(getTodos, undefined, (current) => previous ?? current);
+          },
+        });
+      },
+      { wrapper },
+    );
+    await actAtOnce(() => result.current.mutate({ body: { title: 'eggs' } }));
+    const reason = new Error('the user changed their mind');
+    await actAtOnce(() => result.current.cancel(reason));
+    expect(result.current).toMatchObject({ status: 'error', error: { kind: 'aborted', cause: reason } });
+
+    await actAtOnce(() => result.current.mutate({ body: { title: 'bread' } }));
+    await actAtOnce(release);
+    // 'eggs' was written late and rolled back, before 'bread' was applied.
+    expect(list()).toBe('success milk,bread');
+    expect(JSON.parse((await vendor.arrival(2)).body)).toEqual({ title: 'bread' });
+  });
+
   it('a scope reset cancels the mutation and rolls it back', async () => {
     const harness = await setup();
     const { vendor, wrapper, answer } = harness;
