@@ -198,6 +198,7 @@ export function createEngine(options?: EngineOptions): Engine {
       invalidateWhere((key) => key === only);
     },
     onInvalidate(listener) {
+      checkListener(listener);
       invalidated.add(listener);
       return () => void invalidated.delete(listener);
     },
@@ -214,7 +215,7 @@ export function createEngine(options?: EngineOptions): Engine {
     dehydrate: () => cache.dehydrate(),
     hydrate: (state) => cache.hydrate(state),
     inspect(listener) {
-      if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
+      checkListener(listener);
       const at = clock.now();
       for (const [key, snapshot, readers] of cache.list())
         safely(listener, { type: 'cache', key, snapshot, readers, at, invalidate: invalidateKey(key) });
@@ -232,4 +233,9 @@ let fallback: Engine | undefined;
 export function defaultEngine(): Engine {
   fallback ??= createEngine();
   return fallback;
+}
+
+/** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */
+function checkListener(listener: unknown): void {
+  if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
 }

@@ -50,4 +50,10 @@ describe('engine.onInvalidate', () => {
     expect(() => engine.invalidate(list)).not.toThrow();
     expect(heard).toBe(1);
   });
+
+  it('refuses a listener that is not a function, naming it', () => {
+    expect(() => createEngine().onInvalidate('refetch' as never)).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'listener' }),
+    );
+  });
 });
