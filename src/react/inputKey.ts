@@ -40,20 +40,41 @@ function matches(value: unknown, copy: unknown): boolean {
   return count === Object.keys(fields).length;
 }
 
+interface Remembered {
+  readonly stitch: unknown;
+  readonly copy: unknown;
+  readonly key: string | undefined;
+}
+
+/** The last key computed on each engine for each stitch, shared by the hooks reading it. */
+const lastKeys = new WeakMap<Engine, WeakMap<object, Remembered>>();
+
 /**
  * `engine.keyOf` for one hook, computed again only when the stitch or the input's content changes:
  * an input written inline is a new object at every render, and its canonical key costs more than
- * comparing it with the last one. The input is compared with a copy taken when its key was
- * computed, so an input mutated in place still gets its new key. A stitch with a `cache.scope`
- * function is asked every time (the scope may read more than the input).
+ * comparing it with the last one. The hooks of one engine and stitch also share the last key
+ * computed, so a thousand components mounting on one input compute its key once. An input is
+ * compared with a copy taken when its key was computed, so one mutated in place still gets its
+ * new key. A stitch with a `cache.scope` function is asked every time (the scope may read more
+ * than the input).
  */
 export function createKeyMemo(engine: Engine) {
-  let last: { stitch: unknown; copy: unknown; key: string | undefined } | undefined;
+  let shared = lastKeys.get(engine);
+  if (!shared) {
+    shared = new WeakMap();
+    lastKeys.set(engine, shared);
+  }
+  const byStitch = shared;
+  let last: Remembered | undefined;
   return <TData, TInput extends StitchInput>(stitch: Stitch<TData, TInput>, input: TInput | undefined) => {
-    const scoped = stitch.definition.cache?.scope !== undefined;
-    if (!scoped && last?.stitch === stitch && matches(input, last.copy)) return last.key;
-    const key = engine.keyOf(stitch, input);
-    last = { stitch, copy: copyOf(input), key };
-    return key;
+    if (stitch.definition.cache?.scope !== undefined) return engine.keyOf(stitch, input);
+    if (last?.stitch === stitch && matches(input, last.copy)) return last.key;
+    const known = byStitch.get(stitch);
+    if (known && matches(input, known.copy)) last = known;
+    else {
+      last = { stitch, copy: copyOf(input), key: engine.keyOf(stitch, input) };
+      byStitch.set(stitch, last);
+    }
+    return last.key;
   };
 }

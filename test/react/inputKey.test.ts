@@ -34,8 +34,9 @@ describe('createKeyMemo', () => {
       engine.keyOf(search, { query: { q: 'bob', tags: ['a', 'b', 'c'] } }),
     );
     // An array and a record with the same entries are different inputs.
-    expect(memo(search, { query: { q: 'bob', tags: { 0: 'a', 1: 'b', 2: 'c' } } })).toBe(
-      engine.keyOf(search, { query: { q: 'bob', tags: { 0: 'a', 1: 'b', 2: 'c' } } }),
+    memo(search, { body: ['a', 'b'] });
+    expect(memo(search, { body: { 0: 'a', 1: 'b' } })).toBe(
+      engine.keyOf(search, { body: { 0: 'a', 1: 'b' } }),
     );
   });
 
@@ -47,8 +48,8 @@ describe('createKeyMemo', () => {
     expect(keyOf).toHaveBeenCalledTimes(2);
 
     const at = { toJSON: () => 'now' };
-    memo(search, { query: { since: new Date(0), at } });
-    memo(search, { query: { since: new Date(0), at } });
+    memo(search, { body: { since: new Date(0), at } });
+    memo(search, { body: { since: new Date(0), at } });
     expect(keyOf).toHaveBeenCalledTimes(4);
 
     let principal = 'ada';
@@ -60,5 +61,23 @@ describe('createKeyMemo', () => {
     const before = memo(scoped, { query: { q: 'me' } });
     principal = 'bob';
     expect(memo(scoped, { query: { q: 'me' } })).not.toBe(before);
+  });
+});
+
+describe('createKeyMemo shared by the hooks of one engine', () => {
+  it('computes the key of one input once for many hooks, and once per engine', () => {
+    const { engine, keyOf, memo } = memoOn();
+    const key = memo(search, { query: { q: 'ada' } });
+    const others = Array.from({ length: 3 }, () => createKeyMemo(engine));
+    for (const other of others) expect(other(search, { query: { q: 'ada' } })).toBe(key);
+    expect(keyOf).toHaveBeenCalledTimes(1);
+    // A hook moving to another input does not change what the others remember as their own.
+    expect(others[0]?.(search, { query: { q: 'bob' } })).not.toBe(key);
+    expect(memo(search, { query: { q: 'ada' } })).toBe(key);
+    expect(keyOf).toHaveBeenCalledTimes(2);
+
+    const elsewhere = memoOn();
+    elsewhere.memo(search, { query: { q: 'ada' } });
+    expect(elsewhere.keyOf).toHaveBeenCalledTimes(1);
   });
 });
