@@ -71,7 +71,6 @@ type Phase =
   | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
-/** The reason a hook lets go of its request with when it moves to another input. */
 /** What a hook reads from: the same stitch, key, signal and scope keep its reference as it is. */
 interface TargetIdentity {
   readonly stitch: unknown;
@@ -88,6 +87,7 @@ export const sameTarget = (previous: TargetIdentity | undefined, next: TargetIde
   previous.signal === next.signal &&
   previous.scope === next.scope;
 
+/** The reason a hook lets go of its request with when it moves to another input. */
 export const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
 /** The reason a hook lets go of its request with when its component unmounts. */
 export const unmounted = () => new DOMException('The component unmounted', 'AbortError');
@@ -118,7 +118,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   const remember = () => {
     const key = target?.key;
     const data = key === undefined ? undefined : engine.getSnapshot<TData>(key).data;
-    if (key !== undefined && data !== undefined) placeholder = { key, data };
+    if (key !== undefined && data !== undefined && (placeholder?.key !== key || placeholder.data !== data))
+      placeholder = { key, data };
   };
 
   /**
@@ -185,9 +186,13 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
+  /** Starts the work for `goal` and tells the listeners (once: each path notifies). */
   const start = (goal: ObserverTarget<TData, TInput>, revalidate: boolean) => {
     const { key } = goal;
-    if (key === undefined) return;
+    if (key === undefined) {
+      notify();
+      return;
+    }
     if (!revalidate && youngerThan(key, goal.staleTime)) {
       settle(key, null);
       return;
@@ -250,7 +255,6 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (sameTarget(previous, goal) && phase.type !== 'idle') return;
       release(superseded);
       start(goal, false);
-      notify();
     },
 
     mount() {
