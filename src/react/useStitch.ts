@@ -1,4 +1,4 @@
-import { useContext, useEffect, useMemo } from 'react';
+import { useCallback, useContext, useEffect, useMemo } from 'react';
 import { useSyncExternalStoreWithSelector } from 'use-sync-external-store/with-selector';
 import { type Engine, type Stitch, StitchError, type StitchInput } from '../index';
 import { ScopeContext } from './context';
@@ -95,7 +95,12 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const initial = useMemo(() => initialFor(engine, key, options.initialData), [engine, key]);
 
   const ttl = stitch.definition.cache?.ttl ?? 0;
-  const read = () => observer.result(key, { placeholderData, initial, debounce, staleTime, ttl });
+  // The same `read` while nothing it reads changed: a new one costs React an effect and a
+  // consistency check at every render of every reader.
+  const read = useCallback(
+    () => observer.result(key, { placeholderData, initial, debounce, staleTime, ttl }),
+    [observer, key, placeholderData, initial, debounce, staleTime, ttl],
+  );
   // Called before the effects below on purpose: React hands the store its new `read` in a passive
   // effect of its own, and effects run in call order. Declared after them, a notification from
   // `observer.update` would reach React's previous `read` (the old key), whose different answer
