@@ -169,7 +169,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       if (verdict !== 'none') touch(key);
       return verdict;
     },
-    /** Stores fresh data; `done` also ends `fetching` in the same change (a write let go of the key's reads). */
+    /** Stores fresh data; `done` also ends `fetching` in the same change (the key's last read, or a write). */
     store: (key: string, data: unknown, done?: boolean) =>
       change(key, {
         data,
@@ -178,7 +178,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         stale: false,
         ...(done && { fetching: false }),
       }),
-    fail: (key: string, error: StitchError) => change(key, { error }),
+    /** Records a shared failure; `done` also ends `fetching` in the same change. */
+    fail: (key: string, error: StitchError, done?: boolean) =>
+      change(key, { error, ...(done && { fetching: false }) }),
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);

@@ -338,16 +338,16 @@ export function createCall(deps: CallDeps) {
     result.then((outcome) => {
       entry.running -= 1;
       entry.controllers.delete(controller);
-      if (order > entry.stored && outcome.type !== 'aborted') {
-        if (outcome.type === 'success') {
-          entry.stored = order;
-          cache.store(key, outcome.data);
-        } else cache.fail(key, outcome.error);
-      }
-      // A write let go of this key's executions (see `write`): `fetching` is no longer theirs.
-      if (entry.running > 0 || tracked.get(key) !== entry) return;
-      tracked.delete(key);
-      cache.fetching(key, false);
+      // The key's last execution ends `fetching` in the change that brings its answer: readers
+      // hear of it once. (After a write let go of the key's executions, `fetching` is not theirs.)
+      const last = entry.running === 0 && tracked.get(key) === entry;
+      if (last) tracked.delete(key);
+      const kept = order > entry.stored && outcome.type !== 'aborted';
+      if (kept && outcome.type === 'success') {
+        entry.stored = order;
+        cache.store(key, outcome.data, last);
+      } else if (kept && outcome.type === 'failure') cache.fail(key, outcome.error, last);
+      else if (last) cache.fetching(key, false);
     });
   }
 

@@ -61,7 +61,7 @@ describe('engine.inspect', () => {
     expect(cache.map(({ snapshot, readers }) => [snapshot?.fetching, snapshot?.data, readers])).toEqual([
       [false, undefined, 1],
       [true, undefined, 1],
-      [true, { path: '/thing', query: {} }, 1],
+      // The answer and the end of fetching are one change.
       [false, { path: '/thing', query: {} }, 1],
     ]);
 
