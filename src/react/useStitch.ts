@@ -2,6 +2,7 @@ import { useCallback, useContext, useEffect, useMemo } from 'react';
 import { useSyncExternalStoreWithSelector } from 'use-sync-external-store/with-selector';
 import { type Engine, type Stitch, StitchError, type StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { createKeyMemo } from './inputKey';
 import { createObserver, type QueryResult } from './observer';
 import { keepPreviousData, type PlaceholderData } from './placeholder';
 import { useEngine } from './provider';
@@ -75,6 +76,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const scope = useContext(ScopeContext);
   const settings = useContext(TriggerContext);
   const observer = useMemo(() => createObserver<TData, TInput>(engine), [engine]);
+  const keyOf = useMemo(() => createKeyMemo(engine), [engine]);
   const project = useMemo(() => createSelector<TData, TSelected>(), []);
   const { name, method } = stitch.definition;
   if (stitch.definition.kind === 'write') {
@@ -87,7 +89,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   }
   const idle = input === skipToken || input === null || options.enabled === false;
   const value = idle ? undefined : (input as TInput | undefined);
-  const key = idle ? undefined : engine.keyOf(stitch, value);
+  const key = idle ? undefined : keyOf(stitch, value);
   const { signal, debounce = 0, staleTime = 0, select } = options;
   const placeholderData = options.keepPrevious ? keepPreviousData<TData> : options.placeholderData;
   // Read once per key, as the data a first fetch would have brought.
