@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import { Emitter } from './emitter';
 import { configError, type StitchError } from './errors';
 import type { StitchInput } from './request';
 
@@ -94,7 +95,7 @@ const EMPTY: CacheSnapshot = Object.freeze({
 
 interface Entry {
   snapshot: CacheSnapshot;
-  readonly listeners: Set<() => void>;
+  readonly listeners: Emitter<void>;
 }
 
 /** Hears every change of an entry: its snapshot (`undefined`: evicted) and how many subscribe to it. */
@@ -115,7 +116,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
   const touch = (key: string): Entry => {
     let entry = entries.get(key);
     if (entry) entries.delete(key);
-    else entry = { snapshot: EMPTY, listeners: new Set() };
+    else entry = { snapshot: EMPTY, listeners: new Emitter() };
     // Map order is insertion order: re-inserting makes this the most recently used.
     entries.set(key, entry);
     if (entry.listeners.size === 0) {
@@ -143,7 +144,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     if (same) return;
     entry.snapshot = Object.freeze(next);
     evict();
-    if (entry.listeners.size > 0) for (const listener of [...entry.listeners]) listener();
+    entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
   };
 
@@ -184,11 +185,11 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);
-      entry.listeners.add(listener);
+      const off = entry.listeners.on(listener);
       idle.delete(key);
       observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
-        if (!entry.listeners.delete(listener)) return;
+        if (!off()) return;
         // The last reader gone, the entry may be evicted again, as the most recently used.
         if (entry.listeners.size === 0 && entries.get(key) === entry) idle.set(key, entry);
         observe?.(key, entry.snapshot, entry.listeners.size);

@@ -5,6 +5,7 @@ import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
 import type { EngineParts } from './context';
 import type { StitchDefinition, StitchEngineLike } from './definition';
+import { Emitter } from './emitter';
 import { checkEngineOptions, type EngineOptions } from './engineOptions';
 import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
@@ -140,11 +141,11 @@ export function createEngine(options?: EngineOptions): Engine {
     secret,
     headers: checkHeadersHook(options?.headers),
   };
-  const invalidated = new Set<(matches: (key: string) => boolean) => void>();
+  const invalidated = new Emitter<(key: string) => boolean>();
   /** Invalidates the keys `matches` accepts in the cache, then tells the listeners of `onInvalidate`. */
   const invalidateWhere = (matches: (key: string) => boolean) => {
     invalidate(matches);
-    for (const listener of invalidated) safely(listener, matches);
+    invalidated.emit(matches);
   };
   const invalidateKey = (key: string) => () => invalidateWhere((other) => other === key);
   const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) =>
@@ -199,8 +200,8 @@ export function createEngine(options?: EngineOptions): Engine {
     },
     onInvalidate(listener) {
       checkListener(listener);
-      invalidated.add(listener);
-      return () => void invalidated.delete(listener);
+      const off = invalidated.on(listener);
+      return () => void off();
     },
     setData(stitch, input, updater) {
       const key = dataKey(stitch as never, input, 'setData');

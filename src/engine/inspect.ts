@@ -4,9 +4,11 @@
  * Nobody polls. With no listener, a module's notification is one boolean test: the payload is
  * built by a thunk that is never called.
  */
+
 import type { CacheSnapshot } from './cache';
 import type { CircuitState } from './circuit';
-import { type StitchEvent, safely } from './events';
+import { Emitter } from './emitter';
+import type { StitchEvent } from './events';
 
 /** One change an inspector listener hears. */
 export type InspectEvent =
@@ -55,23 +57,17 @@ export interface Inspector {
 
 /** Creates an inspector with no listener. */
 export function createInspector(): Inspector {
-  const listeners = new Set<InspectListener>();
+  const listeners = new Emitter<InspectEvent>();
   return {
     get active() {
       return listeners.size > 0;
     },
     notify(build) {
-      if (listeners.size === 0) return;
-      const event = build();
-      for (const listener of [...listeners]) safely(listener, event);
+      if (listeners.size > 0) listeners.emit(build());
     },
     subscribe(listener) {
-      // A wrapper per subscription, so the same function subscribed twice is two listeners.
-      const own: InspectListener = (event) => listener(event);
-      listeners.add(own);
-      return () => {
-        listeners.delete(own);
-      };
+      const off = listeners.on(listener);
+      return () => void off();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import { Emitter } from './emitter';
 import { isStitchError, type StitchError } from './errors';
 import type { ErrorSummary, EventPayload, RunOutcome, StitchEvent } from './events';
 
@@ -104,7 +105,7 @@ export class StitchRun<TData> extends Promise<TData> {
   readonly #reject: (error: unknown) => void;
   #result: RunResult<TData> | undefined;
   #tally: RunTally | undefined;
-  #wake: Set<() => void> | undefined;
+  #wake: Emitter<void> | undefined;
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
@@ -136,7 +137,7 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#payloads.push(payload);
     this.#times.push(this.#clock.now());
     if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
-    if (this.#wake) for (const wake of this.#wake) wake();
+    this.#wake?.emit();
   }
 
   /**
@@ -213,9 +214,8 @@ export class StitchRun<TData> extends Promise<TData> {
   async *#replay(): AsyncGenerator<StitchEvent, void, undefined> {
     let next = 0;
     let wake: () => void = () => {};
-    const signal = () => wake();
-    this.#wake ??= new Set();
-    this.#wake.add(signal);
+    this.#wake ??= new Emitter();
+    const off = this.#wake.on(() => wake());
     try {
       for (;;) {
         while (next < this.#payloads.length) {
@@ -228,7 +228,7 @@ export class StitchRun<TData> extends Promise<TData> {
         });
       }
     } finally {
-      this.#wake?.delete(signal);
+      off();
     }
   }
 }
