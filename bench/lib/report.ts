@@ -51,6 +51,11 @@ function everyRun(results: BenchResults): string {
         `- ${row.label.trim()}: wall [${list(row.runs.wallNs, 0)}]; CPU [${list(row.runs.cpuNs, 0)}]`,
       );
     }
+    const { plainNs, subscribedNs } = overhead.inProcess.crowding;
+    lines.push(
+      '',
+      `Full pipeline, paired slices: CPU [${list(plainNs, 0)}] without, [${list(subscribedNs, 0)}] with 11,000 other keys subscribed.`,
+    );
     const a = overhead.inProcess.allocations;
     lines.push(
       '',

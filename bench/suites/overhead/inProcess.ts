@@ -91,15 +91,6 @@ interface Measurement {
   measure: (count: number) => Promise<PerCall>;
 }
 
-let subscribed: ((i: number) => Promise<unknown>) | undefined;
-
-/** The full pipeline on an engine where {@link SUBSCRIBED} other keys have a reader. */
-function subscribedCall() {
-  const { call, engine } = stitchCall(STUB_ORIGIN, stubFetch);
-  for (let key = 0; key < SUBSCRIBED; key++) engine.subscribe(`reader ${key}`, () => {});
-  return call;
-}
-
 const MEASUREMENTS: Record<string, Measurement> = {
   fetchStub: {
     label: 'bare stub fetch + res.json()',
@@ -139,17 +130,6 @@ const MEASUREMENTS: Record<string, Measurement> = {
           await Promise.all(Array.from({ length: JOINERS }, () => call(batch)));
         }
       });
-    },
-  },
-  subscribedKeys: {
-    label: `(b) with ${SUBSCRIBED.toLocaleString('en')} other keys subscribed (cacheSize 1,000)`,
-    count: 4_000,
-    async measure(count) {
-      // One engine for every run, subscribed once: the 11,000 subscriptions are set up (and their
-      // garbage collected) outside the timed calls, which then compare with (b) on equal terms.
-      subscribed ??= subscribedCall();
-      const call = subscribed;
-      return sequential(async (i) => call(i), count);
     },
   },
   tanstack: {
@@ -193,6 +173,33 @@ const MEASUREMENTS: Record<string, Measurement> = {
     ]),
   ),
 };
+
+const CROWDING_SLICES = 15;
+const CROWDING_CALLS = 500;
+
+/**
+ * Whether subscribed keys slow a call (eviction must never walk them): the full pipeline on two
+ * engines, one where {@link SUBSCRIBED} other keys have a reader, in alternating slices, so both
+ * arms see the same load on the machine. CPU ns per call of each slice.
+ */
+async function crowding() {
+  const plain = stitchCall(STUB_ORIGIN, stubFetch);
+  const crowded = stitchCall(STUB_ORIGIN, stubFetch);
+  for (let key = 0; key < SUBSCRIBED; key++) crowded.engine.subscribe(`reader ${key}`, () => {});
+  let next = 0;
+  // Each call its own number across slices: never a cache hit, never a joiner.
+  const slice = async (call: (i: number) => Promise<unknown>) =>
+    (await sequential(async () => call(next++), CROWDING_CALLS)).cpuNs;
+  await slice(plain.call);
+  await slice(crowded.call);
+  const plainNs: number[] = [];
+  const subscribedNs: number[] = [];
+  for (let round = 0; round < CROWDING_SLICES; round++) {
+    plainNs.push(await slice(plain.call));
+    subscribedNs.push(await slice(crowded.call));
+  }
+  return { plainNs, subscribedNs };
+}
 
 /**
  * What one full-pipeline call allocates that Node makes costly: AbortControllers and timers
@@ -264,6 +271,7 @@ export async function inProcess() {
       cpuOverFetchStubNs: median(cpu(name)) - median(cpu('fetchStub')),
       runs: { wallNs: wall(name), cpuNs: cpu(name) },
     })),
+    crowding: await crowding(),
     allocations: await allocations(200),
   };
 }
