@@ -1,11 +1,11 @@
 import { abortReason, onAbortShared, raceAbort } from './abort';
 import type { Cache } from './cache';
-import type { Clock } from './clock';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import type { CallOptions, StitchDefinition } from './definition';
-import { configError, isStitchError, reasonMessage, StitchError } from './errors';
-import { type EventPayload, redactUrl, type StitchEvent, safely } from './events';
+import { asConfigError, cancelRun, emptyTally } from './endings';
+import { configError, StitchError } from './errors';
+import { type EventPayload, redactUrl, type StitchEvent } from './events';
 import { type ExecutionResult, execute } from './execution';
 import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { type CheckedInput, checkInput } from './input';
@@ -389,62 +389,6 @@ function joinable<TInput extends StitchInput>(
   }
 }
 
-/**
- * Ends `run` as cancelled by its caller with `reason`: the reference (if any) is let go, the
- * `cancel` event and `onCancel` hook say where it was and whether anything had left, and the
- * run rejects with `kind: 'aborted'` whose `cause` is the reason itself.
- */
-function cancelRun<TData>(
-  run: StitchRun<TData>,
-  tally: RunTally,
-  definition: Pick<StitchDefinition, 'name' | 'hooks'>,
-  reason: unknown,
-  where: {
-    state?: ExecutionState | undefined;
-    reference?: Reference<TData> | undefined;
-    url: string;
-    idempotencyKey?: string | undefined;
-  },
-): void {
-  const { state } = where;
-  const phase = state?.phase ?? 'before-dispatch';
-  const requests = state?.requests ?? 0;
-  const dispatched = requests > 0;
-  const attempt = state?.attempts ?? 0;
-  const shared = where.reference?.release(reason) ?? false;
-  emitTo(run, { type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
-  safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
-  Object.assign(tally, { attempts: attempt, requests, status: state?.status });
-  const error = new StitchError({
-    kind: 'aborted',
-    message: reasonMessage(reason),
-    cause: reason,
-    attempts: attempt,
-    requests,
-    // Cut off with a request out, or after one went unanswered earlier in the run.
-    ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
-    url: where.url,
-    stitch: definition.name,
-    idempotencyKey: where.idempotencyKey,
-  });
-  finishRun(run, { ok: false, error }, tally);
-}
-
-const emptyTally = (): RunTally => ({
-  attempts: 0,
-  requests: 0,
-  status: undefined,
-  source: 'live',
-  idempotencyKey: undefined,
-});
-
-/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
-function asConfigError(error: unknown, stitch: string): StitchError {
-  if (isStitchError(error)) return error;
-  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
-  return new StitchError({ kind: 'config', message, cause: error, stitch });
-}
-
 /** Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later. */
 function checkCallOptions(options: CallOptions | undefined, stitch: string): CallOptions {
   if (options === undefined) return {};
@@ -462,14 +406,4 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   if (revalidate !== undefined && typeof revalidate !== 'boolean')
     throw configError(stitch, 'revalidate', 'must be a boolean');
   return { signal, idempotencyKey, revalidate };
-}
-
-/**
- * A run that failed before it started, for a caller whose call could not reach an engine at all
- * (an `engine` option that is not one): it rejects like any other run, it never throws.
- */
-export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
-  const run = new StitchRun<TData>('r0', stitch, clock, undefined);
-  finishRun(run, { ok: false, error: asConfigError(error, stitch) }, emptyTally());
-  return run;
 }

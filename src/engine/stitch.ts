@@ -1,4 +1,3 @@
-import { rejectedRun } from './call';
 import { createRealClock } from './clock';
 import {
   type CallOptions,
@@ -8,6 +7,7 @@ import {
   type StitchConfig,
   type StitchEngineLike,
 } from './definition';
+import { rejectedRun } from './endings';
 import { defaultEngine } from './engine';
 import { configError } from './errors';
 import type { StitchInput } from './request';

@@ -1,0 +1,77 @@
+/**
+ * How a call's run ends without an execution's answer: cancelled by its caller (the reason
+ * intact, law 1) or refused before it started (a `config` error).
+ */
+import type { Clock } from './clock';
+import type { Reference } from './coalescer';
+import type { ExecutionState } from './context';
+import type { StitchDefinition } from './definition';
+import { isStitchError, reasonMessage, StitchError } from './errors';
+import { safely } from './events';
+import { emitTo, finishRun, type RunTally, StitchRun } from './run';
+
+/**
+ * Ends `run` as cancelled by its caller with `reason`: the reference (if any) is let go, the
+ * `cancel` event and `onCancel` hook say where it was and whether anything had left, and the
+ * run rejects with `kind: 'aborted'` whose `cause` is the reason itself.
+ */
+export function cancelRun<TData>(
+  run: StitchRun<TData>,
+  tally: RunTally,
+  definition: Pick<StitchDefinition, 'name' | 'hooks'>,
+  reason: unknown,
+  where: {
+    state?: ExecutionState | undefined;
+    reference?: Reference<TData> | undefined;
+    url: string;
+    idempotencyKey?: string | undefined;
+  },
+): void {
+  const { state } = where;
+  const phase = state?.phase ?? 'before-dispatch';
+  const requests = state?.requests ?? 0;
+  const dispatched = requests > 0;
+  const attempt = state?.attempts ?? 0;
+  const shared = where.reference?.release(reason) ?? false;
+  emitTo(run, { type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
+  safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
+  Object.assign(tally, { attempts: attempt, requests, status: state?.status });
+  const error = new StitchError({
+    kind: 'aborted',
+    message: reasonMessage(reason),
+    cause: reason,
+    attempts: attempt,
+    requests,
+    // Cut off with a request out, or after one went unanswered earlier in the run.
+    ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,
+    url: where.url,
+    stitch: definition.name,
+    idempotencyKey: where.idempotencyKey,
+  });
+  finishRun(run, { ok: false, error }, tally);
+}
+
+export const emptyTally = (): RunTally => ({
+  attempts: 0,
+  requests: 0,
+  status: undefined,
+  source: 'live',
+  idempotencyKey: undefined,
+});
+
+/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
+export function asConfigError(error: unknown, stitch: string): StitchError {
+  if (isStitchError(error)) return error;
+  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
+  return new StitchError({ kind: 'config', message, cause: error, stitch });
+}
+
+/**
+ * A run that failed before it started, for a caller whose call could not reach an engine at all
+ * (an `engine` option that is not one): it rejects like any other run, it never throws.
+ */
+export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
+  const run = new StitchRun<TData>('r0', stitch, clock, undefined);
+  finishRun(run, { ok: false, error: asConfigError(error, stitch) }, emptyTally());
+  return run;
+}
