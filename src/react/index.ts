@@ -8,9 +8,10 @@ export type { InfiniteControls, InfiniteResult } from './infiniteObserver';
 export type { QueryControls, QueryResult, QueryStatus } from './observer';
 export { keepPreviousData, type PlaceholderData } from './placeholder';
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
+export { skipToken } from './readInput';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export type { FocusSource, OnlineSource, RefetchTriggers } from './triggers';
-export { skipToken, type UseStitchOptions, useStitch } from './useStitch';
+export { type UseStitchOptions, useStitch } from './useStitch';
 export { type UseStitchInfiniteOptions, useStitchInfinite } from './useStitchInfinite';
 export type {
   MutateArgs,

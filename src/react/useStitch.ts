@@ -1,16 +1,14 @@
 import { useCallback, useContext, useEffect, useMemo } from 'react';
 import { useSyncExternalStoreWithSelector } from 'use-sync-external-store/with-selector';
-import { type Engine, type Stitch, StitchError, type StitchInput } from '../index';
+import type { Engine, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
 import { createObserver, type QueryResult } from './observer';
 import { keepPreviousData, type PlaceholderData } from './placeholder';
 import { useEngine } from './provider';
+import { readInput, type skipToken } from './readInput';
 import { createSelector, sameResult } from './select';
 import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
-
-/** Pass instead of an input to keep a hook idle: no request, `status: 'idle'`. */
-export const skipToken: unique symbol = Symbol.for('stitch.skipToken');
 
 /** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
 export interface UseStitchOptions<TData = unknown, TSelected = TData> extends RefetchTriggers {
@@ -78,17 +76,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const observer = useMemo(() => createObserver<TData, TInput>(engine), [engine]);
   const keyOf = useMemo(() => createKeyMemo(engine), [engine]);
   const project = useMemo(() => createSelector<TData, TSelected>(), []);
-  const { name, method } = stitch.definition;
-  if (stitch.definition.kind === 'write') {
-    throw new StitchError({
-      kind: 'config',
-      field: 'method',
-      stitch: name,
-      message: `useStitch reads GET and HEAD stitches; '${name}' is a ${method}: use useStitchMutation`,
-    });
-  }
-  const idle = input === skipToken || input === null || options.enabled === false;
-  const value = idle ? undefined : (input as TInput | undefined);
+  const { idle, value } = readInput('useStitch', stitch, input, options.enabled, ': use useStitchMutation');
   const key = idle ? undefined : keyOf(stitch, value);
   const { signal, debounce = 0, staleTime = 0, select } = options;
   const placeholderData = options.keepPrevious ? keepPreviousData<TData> : options.placeholderData;

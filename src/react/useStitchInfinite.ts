@@ -1,10 +1,10 @@
 import { useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
-import { type Stitch, StitchError, type StitchInput } from '../index';
+import type { Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import type { PagePolicy } from './infinite';
 import { createInfiniteObserver, type InfiniteResult } from './infiniteObserver';
 import { useEngine } from './provider';
-import { skipToken } from './useStitch';
+import { readInput, type skipToken } from './readInput';
 
 /** Options of {@link useStitchInfinite}: how pages follow each other, and how the hook runs. */
 export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
@@ -37,17 +37,7 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const observer = useMemo(() => createInfiniteObserver<TData, TInput, TParam>(engine), [engine]);
-  const { name, method } = stitch.definition;
-  if (stitch.definition.kind === 'write') {
-    throw new StitchError({
-      kind: 'config',
-      field: 'method',
-      stitch: name,
-      message: `useStitchInfinite reads GET and HEAD stitches; '${name}' is a ${method}`,
-    });
-  }
-  const idle = input === skipToken || input === null || options.enabled === false;
-  const value = idle ? undefined : (input as TInput | undefined);
+  const { idle, value } = readInput('useStitchInfinite', stitch, input, options.enabled);
   const key = idle ? undefined : engine.keyOf(stitch, value);
   const { signal } = options;
 
