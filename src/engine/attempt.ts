@@ -6,26 +6,44 @@ import { raceAbort } from './abort';
 import type { Admission } from './circuit';
 import { type AttemptResult, type ExecutionContext, failure, left, timedOut } from './context';
 import { isStitchError, reasonMessage, type StitchError } from './errors';
+import { isPending } from './maybe';
 import { dispatch } from './send';
-import type { Release } from './throttle';
+import type { Release, ThrottlePolicy } from './throttle';
 import type { Deadline } from './timeout';
 
-/** Waits for a throttle slot, if the stitch has a throttle. Returns an error when it gave up. */
-async function takeSlot<TData>(
+const unthrottled: Release = () => {};
+
+/**
+ * A throttle slot, if the stitch has a throttle: at once when this process's throttle has one
+ * free, else a wait for one. The wait resolves an error when it gave up.
+ */
+function takeSlot<TData>(
   context: ExecutionContext<TData>,
   total: Deadline,
-): Promise<Release | StitchError> {
+): Release | Promise<Release | StitchError> {
   const policy = context.definition.throttle;
-  if (!policy) return () => {};
+  if (!policy) return unthrottled;
   const key = policy.key ?? context.request.origin;
+  const { throttle, sharedThrottle } = context.parts;
+  const local = !sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency);
+  const free = local && !total.signal.aborted && throttle.tryAcquire(key, policy);
+  return free || waitForSlot(context, total, policy, key, local);
+}
+
+/** Waits for a throttle slot (this process's, or one the store shares); an error when it gave up. */
+async function waitForSlot<TData>(
+  context: ExecutionContext<TData>,
+  total: Deadline,
+  policy: ThrottlePolicy,
+  key: string,
+  local: boolean,
+): Promise<Release | StitchError> {
   const { parts } = context;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
   const { sharedThrottle } = parts;
   const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
   try {
-    if (!sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency)) {
-      return await parts.throttle.acquire(key, policy, options);
-    }
+    if (local || !sharedThrottle) return await parts.throttle.acquire(key, policy, options);
     return await sharedThrottle(parts.throttle, key, policy, options, (operation, error) =>
       context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
     );
@@ -57,7 +75,8 @@ export async function runAttempt<TData>(
   state.phase = definition.throttle ? 'queued' : 'before-dispatch';
   let slot: Release | StitchError;
   try {
-    slot = await takeSlot(context, total);
+    const taking = takeSlot(context, total);
+    slot = typeof taking === 'function' ? taking : await taking;
   } catch {
     return { type: 'aborted' };
   }
@@ -78,12 +97,14 @@ export async function runAttempt<TData>(
       });
       // A slow store must not hold an aborted or timed-out execution (nor its throttle slot); an
       // admission that arrives after that is handed back as neutral, freeing a probe lease.
-      const verdict = await raceAbort(admitting, total.signal).catch((error: unknown) => {
-        admitting.then((late) => {
-          if (late.admitted) late.admission.record('neutral');
-        });
-        throw error;
-      });
+      const verdict = !isPending(admitting)
+        ? admitting
+        : await raceAbort(admitting, total.signal).catch((error: unknown) => {
+            admitting.then((late) => {
+              if (late.admitted) late.admission.record('neutral');
+            });
+            throw error;
+          });
       if (!verdict.admitted) {
         const error = failure(context, 'circuit-open', `the circuit '${key}' is ${verdict.state}`, {
           retryAfter: verdict.retryAfter,

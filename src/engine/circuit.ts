@@ -8,6 +8,7 @@
 import { CLOSED } from './circuitState';
 import { configError } from './errors';
 import { safely } from './events';
+import { andThen, isPending, type Maybe } from './maybe';
 import type { CircuitChange, SharedState } from './shared';
 
 /** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
@@ -75,9 +76,10 @@ export interface Admission {
   /**
    * Records this attempt's outcome; only the first call counts. `'neutral'` changes nothing,
    * except that a probe's neutral outcome frees the lease so the next caller can probe.
-   * Never rejects: a store error goes to `onStoreError`.
+   * Returns a promise only while a store write is under way (never when the state is in this
+   * process); it never rejects: a store error goes to `onStoreError`.
    */
-  record(outcome: CircuitOutcome): Promise<void>;
+  record(outcome: CircuitOutcome): Promise<void> | undefined;
 }
 
 /** `admit`'s answer: an admission, or how long (ms) until trying again makes sense. */
@@ -105,11 +107,12 @@ export interface CircuitObserver {
 /** What `createCircuit` returns. */
 export interface Circuit {
   /**
-   * Lets a call through or fails it fast. Never rejects: an unreachable store admits (fails open).
+   * Lets a call through or fails it fast: at once over the engine's own memory store, as a promise
+   * over another store. Never throws or rejects: an unreachable store admits (fails open).
    * @param observer hears the transitions and store failures this admit and its admission's
    * `record` cause, so the engine can put them in this run's trace. @default none
    */
-  admit(key: string, policy: CircuitPolicy, observer?: CircuitObserver): Promise<AdmitResult>;
+  admit(key: string, policy: CircuitPolicy, observer?: CircuitObserver): Maybe<AdmitResult>;
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
@@ -128,7 +131,7 @@ export type CircuitCommand =
   | { type: 'probe'; lease: string; outcome: CircuitOutcome };
 
 /** Handed out when the store is unreachable: the call goes ahead and nothing is counted. */
-const UNCOUNTED: Admission = { probe: false, record: async () => {} };
+const UNCOUNTED: Admission = { probe: false, record: () => undefined };
 
 /**
  * Validates the `circuit` option and fills its defaults.
@@ -282,29 +285,32 @@ export function createCircuit(deps: {
   let leases = 0;
 
   /** Applies `command` where the state lives and reports a change of state. */
-  const transact = async (
+  const transact = (
     key: string,
     command: CircuitCommand,
     policy: CircuitPolicy,
     caller?: CircuitObserver,
-  ): Promise<CircuitChange> => {
-    const change = await shared.circuit(key, command, limitsOf(policy));
-    const { from, to, corrupt } = change;
-    // A corrupt value is reported like an unreachable store; the store read it as closed and
-    // overwrote it.
-    if (corrupt !== undefined) {
-      const error = new Error(`the store held a corrupt breaker state (${corrupt}); read as closed`);
-      safely(onStoreError, error);
-      safely(caller?.storeError, error);
-    }
-    if (to !== from) safely(onChange, key, to);
-    if (to.state !== from.state) {
-      const transition = { key, from: from.state, to: to.state };
-      // A listener that throws must not fail the call, nor undo what the store committed.
-      safely(onTransition, transition);
-      safely(caller?.transition, transition);
-    }
-    return change;
+  ): Maybe<CircuitChange> =>
+    andThen(shared.circuit(key, command, limitsOf(policy)), (change) => {
+      const { from, to, corrupt } = change;
+      // A corrupt value is reported like an unreachable store; the store read it as closed and
+      // overwrote it.
+      if (corrupt !== undefined) {
+        storeFailed(new Error(`the store held a corrupt breaker state (${corrupt}); read as closed`), caller);
+      }
+      if (to !== from) safely(onChange, key, to);
+      if (to.state !== from.state) {
+        const transition = { key, from: from.state, to: to.state };
+        // A listener that throws must not fail the call, nor undo what the store committed.
+        safely(onTransition, transition);
+        safely(caller?.transition, transition);
+      }
+      return change;
+    });
+
+  const storeFailed = (error: unknown, caller: CircuitObserver | undefined) => {
+    safely(onStoreError, error);
+    safely(caller?.storeError, error);
   };
 
   /**
@@ -321,43 +327,59 @@ export function createCircuit(deps: {
     let recorded = false;
     return {
       probe: leaseId !== undefined,
-      async record(outcome) {
+      record(outcome) {
         if (recorded) return;
         recorded = true;
         if (leaseId === undefined && (outcome === 'neutral' || (outcome === 'success' && clean))) return;
         const command: CircuitCommand =
           leaseId === undefined ? { type: 'call', outcome } : { type: 'probe', lease: leaseId, outcome };
-        await transact(key, command, policy, caller).catch((error: unknown) => {
-          safely(onStoreError, error);
-          safely(caller?.storeError, error);
-        });
+        const failed = (error: unknown) => storeFailed(error, caller);
+        try {
+          const written = transact(key, command, policy, caller);
+          if (isPending(written)) return written.then(() => {}, failed);
+        } catch (error) {
+          failed(error);
+        }
       },
     };
   };
 
+  /** What the admit's stored state means for the caller holding `leaseId`. */
+  const verdict = (
+    key: string,
+    policy: CircuitPolicy,
+    leaseId: string,
+    caller: CircuitObserver | undefined,
+    { to: s, now }: CircuitChange,
+  ): AdmitResult => {
+    if (s.state === 'closed') {
+      const clean = s.failures === 0 && !policy.window;
+      return { admitted: true, admission: admission(key, policy, undefined, clean, caller) };
+    }
+    if (s.state === 'open') return { admitted: false, retryAfter: Math.max(0, s.until - now), state: 'open' };
+    if (s.lease?.id === leaseId)
+      return { admitted: true, admission: admission(key, policy, leaseId, false, caller) };
+    // Another caller holds the lease: worth retrying once it could have expired.
+    const retryAfter = Math.max(0, (s.lease?.expires ?? now) - now);
+    return { admitted: false, retryAfter, state: 'half-open' };
+  };
+
   return {
-    async admit(key, policy, caller) {
+    admit(key, policy, caller) {
       const leaseId = `${leasePrefix}-${++leases}`;
-      let change: CircuitChange;
-      try {
-        change = await transact(key, { type: 'admit', lease: leaseId }, policy, caller);
-      } catch (error) {
-        safely(onStoreError, error);
-        safely(caller?.storeError, error);
+      // An unreachable store admits: the call goes ahead and nothing is counted.
+      const failOpen = (error: unknown): AdmitResult => {
+        storeFailed(error, caller);
         return { admitted: true, admission: UNCOUNTED };
+      };
+      try {
+        const change = transact(key, { type: 'admit', lease: leaseId }, policy, caller);
+        if (isPending(change))
+          return change.then((done) => verdict(key, policy, leaseId, caller, done), failOpen);
+        return verdict(key, policy, leaseId, caller, change);
+      } catch (error) {
+        return failOpen(error);
       }
-      const { to: s, now } = change;
-      if (s.state === 'closed') {
-        const clean = s.failures === 0 && !policy.window;
-        return { admitted: true, admission: admission(key, policy, undefined, clean, caller) };
-      }
-      if (s.state === 'open')
-        return { admitted: false, retryAfter: Math.max(0, s.until - now), state: 'open' };
-      if (s.lease?.id === leaseId)
-        return { admitted: true, admission: admission(key, policy, leaseId, false, caller) };
-      // Another caller holds the lease: worth retrying once it could have expired.
-      const retryAfter = Math.max(0, (s.lease?.expires ?? now) - now);
-      return { admitted: false, retryAfter, state: 'half-open' };
     },
     async state(key) {
       const read = await shared.circuit(key, { type: 'read' }, READ_LIMITS);

@@ -16,7 +16,7 @@ import { checkHeadersHook } from './outgoing';
 import type { StitchInput } from './request';
 import { createRetryBudget } from './retry';
 import { boundedShared, isSharedState, sharedThrottle, storeState } from './shared';
-import { boundedStore, createMemoryStore, timeBound } from './store';
+import { boundedStore, createLocalStore, timeBound } from './store';
 import { createThrottle } from './throttle';
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
@@ -110,7 +110,7 @@ export function createEngine(options?: EngineOptions): Engine {
     : storeState(
         given
           ? boundedStore(given, clock.schedule, checked.storeTimeout)
-          : createMemoryStore(() => clock.now()),
+          : createLocalStore(() => clock.now()),
         () => clock.now(),
       );
   const configured = checked.redact.map((name) => name.toLowerCase());

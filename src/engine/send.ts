@@ -56,7 +56,12 @@ export async function dispatch<TData>(
   total: Deadline,
 ): Promise<[CircuitOutcome, AttemptResult<TData>]> {
   const { state, definition, parts, request } = context;
+  // The request leaves a microtask after its call, whatever the policies: a caller that cancels
+  // in the same tick sends nothing, and one that joins in it sees the request in its own trace.
+  await undefined;
   if (left(context)) return ['neutral', { type: 'aborted' }];
+  // The total deadline may pass between the admission and here: then nothing leaves.
+  if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
   const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
   try {
     const headers = attemptHeaders(context, attempt);

@@ -9,8 +9,9 @@ import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep
 import { asState, CLOSED, describeStored } from './circuitState';
 import type { Clock } from './clock';
 import type { StoreOperation } from './events';
+import { andThen } from './maybe';
 import type { RetryBudget } from './retry';
-import type { Store } from './store';
+import type { LocalStore, Store } from './store';
 import type { AcquireOptions, Release, Throttle, ThrottlePolicy } from './throttle';
 
 /** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
@@ -57,8 +58,15 @@ export interface BudgetLimits {
  * live.
  */
 export interface SharedState {
-  /** Applies `command` to the breaker of `key` and returns what it changed. */
-  circuit(key: string, command: CircuitCommand, limits: CircuitLimits): Promise<CircuitChange>;
+  /**
+   * Applies `command` to the breaker of `key` and returns what it changed: at once where the state
+   * is in this process (the memory store), else as a promise.
+   */
+  circuit(
+    key: string,
+    command: CircuitCommand,
+    limits: CircuitLimits,
+  ): Promise<CircuitChange> | CircuitChange;
   /** Takes `key` for `owner` for `lease` ms unless a record holds it; says what holds it. */
   claim(key: string, owner: string, lease: number): Promise<Claim>;
   /**
@@ -132,35 +140,34 @@ export function circuitTtl(limits: CircuitLimits): number {
 /**
  * Shared state over any `Store`, timed by `now`. A breaker change reads first and writes only when
  * the state would change (a closed breaker costs one read); `update` re-runs the step on the value
- * it holds, so a read gone stale in between is harmless.
+ * it holds, so a read gone stale in between is harmless. Over the engine's own {@link LocalStore},
+ * which answers at once, a breaker change takes no promise.
  */
-export function storeState(store: Store, now: () => number): SharedState {
+export function storeState(store: Store | LocalStore, now: () => number): SharedState {
   return {
-    async circuit(key, command, limits) {
+    circuit(key, command, limits) {
       const storeKey = `circuit:${key}`;
       const at = now();
       const step = circuitStep(command, limits, at);
-      const read = await store.get<unknown>(storeKey);
-      const seen = asState(read);
-      const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
-      const current = seen ?? CLOSED;
-      // A corrupt value is written over by the next change, whatever the step.
-      if (command.type === 'read' || (seen !== undefined && step(current) === current))
-        return { from: current, to: current, now: at, ...corrupt };
-      // Overwritten on each call of the transition; the store commits the last call's result.
-      let from = current;
-      const to =
-        asState(
-          await store.update<unknown>(
-            storeKey,
-            (stored) => {
-              from = asState(stored) ?? CLOSED;
-              return step(from);
-            },
-            circuitTtl(limits),
-          ),
-        ) ?? CLOSED;
-      return { from, to, now: at, ...corrupt };
+      return andThen(store.get<unknown>(storeKey), (read) => {
+        const seen = asState(read);
+        const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
+        const current = seen ?? CLOSED;
+        // A corrupt value is written over by the next change, whatever the step.
+        if (command.type === 'read' || (seen !== undefined && step(current) === current))
+          return { from: current, to: current, now: at, ...corrupt };
+        // Overwritten on each call of the transition; the store commits the last call's result.
+        let from = current;
+        const written = store.update<unknown>(
+          storeKey,
+          (stored) => {
+            from = asState(stored) ?? CLOSED;
+            return step(from);
+          },
+          circuitTtl(limits),
+        );
+        return andThen(written, (to) => ({ from, to: asState(to) ?? CLOSED, now: at, ...corrupt }));
+      });
     },
     async claim(key, owner, lease) {
       const storeKey = `idempotency:${key}`;
@@ -203,7 +210,7 @@ export function isSharedState(value: unknown): value is SharedState {
  */
 export function boundedShared(
   shared: SharedState,
-  bound: <T>(operation: () => Promise<T>) => Promise<T>,
+  bound: <T>(operation: () => T | Promise<T>) => Promise<T>,
 ): SharedState {
   const { takeRate, returnRate, endRate, takeSlot, returnSlot, budget } = shared;
   const { shareThrottle, shareBudget } = shared;

@@ -29,12 +29,19 @@ interface Entry {
   expires: number;
 }
 
+/** The memory store's operations, answered at once: what the engine keeps its own state in. */
+export interface LocalStore {
+  get<T>(key: string): T | undefined;
+  set<T>(key: string, value: T, ttl?: number): void;
+  delete(key: string): void;
+  update<T>(key: string, transition: (current: T | undefined) => T | undefined, ttl?: number): T | undefined;
+}
+
 /**
- * The default store: a `Map` in this process. Expiry is checked on read against `now`, so it
+ * A `Map` in this process, answering at once. Expiry is checked on read against `now`, so it
  * needs no timer and follows an injected clock.
- * @param now the time source for TTLs, in ms. @default Date.now
  */
-export function createMemoryStore(now: () => number = Date.now): Store {
+export function createLocalStore(now: () => number): LocalStore {
   const entries = new Map<string, Entry>();
   let writes = 0;
 
@@ -58,16 +65,31 @@ export function createMemoryStore(now: () => number = Date.now): Store {
   };
 
   return {
-    get: async <T>(key: string) => read(key) as T | undefined,
-    set: async (key, value, ttl) => write(key, value, ttl),
-    delete: async (key) => {
+    get: <T>(key: string) => read(key) as T | undefined,
+    set: write,
+    delete: (key) => {
       entries.delete(key);
     },
-    update: async <T>(key: string, transition: (current: T | undefined) => T | undefined, ttl?: number) => {
+    update: <T>(key: string, transition: (current: T | undefined) => T | undefined, ttl?: number) => {
       const next = transition(read(key) as T | undefined);
       write(key, next, ttl);
       return next;
     },
+  };
+}
+
+/**
+ * The default store: a `Map` in this process. Expiry is checked on read against `now`, so it
+ * needs no timer and follows an injected clock.
+ * @param now the time source for TTLs, in ms. @default Date.now
+ */
+export function createMemoryStore(now: () => number = Date.now): Store {
+  const local = createLocalStore(now);
+  return {
+    get: async (key) => local.get(key),
+    set: async (key, value, ttl) => local.set(key, value, ttl),
+    delete: async (key) => local.delete(key),
+    update: async (key, transition, ttl) => local.update(key, transition, ttl),
   };
 }
 
@@ -79,9 +101,9 @@ export function createMemoryStore(now: () => number = Date.now): Store {
 export function timeBound(
   schedule: (ms: number, callback: () => void) => () => void,
   timeout: number,
-): <T>(operation: () => Promise<T>) => Promise<T> {
-  if (!Number.isFinite(timeout)) return (operation) => operation();
-  return <T>(operation: () => Promise<T>): Promise<T> =>
+): <T>(operation: () => T | Promise<T>) => Promise<T> {
+  if (!Number.isFinite(timeout)) return async (operation) => operation();
+  return <T>(operation: () => T | Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const cancel = schedule(timeout, () =>
         reject(new Error(`the store did not answer within ${timeout} ms`)),

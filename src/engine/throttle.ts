@@ -167,6 +167,11 @@ export interface Throttle {
    * the engine re-checks `signal.aborted` after `await` and releases before doing any work.
    */
   acquire(key: string, policy: ThrottlePolicy, options?: AcquireOptions): Promise<Release>;
+  /**
+   * Takes a slot at once when nothing stands in the way (nobody queued, a slot and a rate token
+   * free), else returns `undefined` and takes nothing: the uncontended path costs no promise.
+   */
+  tryAcquire(key: string, policy: ThrottlePolicy): Release | undefined;
   /** Slots held and callers waiting for `key` (both 0 for a key never seen or dropped). */
   stats(key: string): { active: number; queued: number };
   /** The keys with anything held, queued or still inside the rate window. */
@@ -259,19 +264,13 @@ export function createThrottle(
     observe?.(key, state.active, state.queue.length);
   };
 
-  /**
-   * Takes the slot now, settles a microtask later. The abort listener stays on until then:
-   *
-   *   holder.release() → grant: active++ ─┐  signal.abort() (same tick) → leave: refund, reject
-   *                                       └─ microtask: settle → already 'done', nothing to do
-   */
-  const grant = (key: string, state: KeyState, waiter: Waiter) => {
-    if (waiter.state.status === 'queued') waiter.state.cancelTimeout();
+  /** Takes a slot (and a rate token) of `key`; the release gives them back. */
+  const take = (key: string, state: KeyState): Release => {
     const grantedAt = clock.now();
     state.active++;
     if (state.policy.rate) state.grants.push(grantedAt);
     let released = false;
-    const release: Release = (unused = false) => {
+    return (unused = false) => {
       if (released) return;
       released = true;
       if (unused) {
@@ -281,6 +280,17 @@ export function createThrottle(
       state.active--;
       pump(key, state);
     };
+  };
+
+  /**
+   * Takes the slot now, settles a microtask later. The abort listener stays on until then:
+   *
+   *   holder.release() → grant: active++ ─┐  signal.abort() (same tick) → leave: refund, reject
+   *                                       └─ microtask: settle → already 'done', nothing to do
+   */
+  const grant = (key: string, state: KeyState, waiter: Waiter) => {
+    if (waiter.state.status === 'queued') waiter.state.cancelTimeout();
+    const release = take(key, state);
     // A grant that never reached its caller sent nothing, so its rate token goes back too.
     const refund = () => release(true);
     waiter.state = { status: 'granted', refund };
@@ -307,21 +317,38 @@ export function createThrottle(
     pump(key, state);
   };
 
-  const acquire = (key: string, policy: ThrottlePolicy, options: AcquireOptions = {}): Promise<Release> => {
-    const { signal, onQueued } = options;
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
+  /** The state of `key` under `policy` (the latest policy seen applies), pruned to now. */
+  const stateOf = (key: string, policy: ThrottlePolicy): KeyState => {
     const state = keys.get(key) ?? { policy, active: 0, queue: [], grants: [], cancelWake: undefined };
     keys.set(key, state);
     state.policy = policy;
     prune(state);
+    return state;
+  };
+
+  /** FIFO: with anyone queued ahead, a free slot is theirs, not ours. */
+  const mustWait = (state: KeyState) =>
+    state.queue.length > 0 || state.active >= state.policy.concurrency || rateDelay(state) > 0;
+
+  const tryAcquire = (key: string, policy: ThrottlePolicy): Release | undefined => {
+    const state = stateOf(key, policy);
+    if (mustWait(state)) return undefined;
+    const release = take(key, state);
+    observe?.(key, state.active, state.queue.length);
+    return release;
+  };
+
+  const acquire = (key: string, policy: ThrottlePolicy, options: AcquireOptions = {}): Promise<Release> => {
+    const { signal, onQueued } = options;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const state = stateOf(key, policy);
     const maxWait = Math.max(0, Math.min(policy.maxWait, options.maxWait ?? Infinity));
-    // FIFO: with anyone queued ahead, a free slot is theirs, not ours.
-    const mustWait = state.queue.length > 0 || state.active >= policy.concurrency || rateDelay(state) > 0;
-    if (mustWait && maxWait === 0) return Promise.reject(rateLimited(state, 0));
+    const waits = mustWait(state);
+    if (waits && maxWait === 0) return Promise.reject(rateLimited(state, 0));
 
     return new Promise<Release>((resolve, reject) => {
       const cancelTimeout =
-        mustWait && maxWait < Infinity
+        waits && maxWait < Infinity
           ? clock.schedule(maxWait, () => leave(key, state, waiter, rateLimited(state, maxWait)))
           : noop;
       const waiter: Waiter = {
@@ -348,5 +375,5 @@ export function createThrottle(
     return { active: state?.active ?? 0, queued: state?.queue.length ?? 0 };
   };
 
-  return { acquire, stats, keys: () => [...keys.keys()] };
+  return { acquire, tryAcquire, stats, keys: () => [...keys.keys()] };
 }

@@ -4,7 +4,7 @@
  * refuse, and show the same URL. Against the real vendor.
  */
 import { describe, expect, it } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { type StitchConfig, type StitchInput, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, startScenario } from '../helpers/runs';
 
@@ -41,4 +41,57 @@ describe('joining a read in flight', () => {
     await expect(leader).resolves.toEqual([]);
     expect(vendor.requests()).toBe(1);
   });
+});
+
+describe('when a request leaves: a microtask after its call, whatever the policies', () => {
+  const policies: Record<string, Partial<StitchConfig>> = {
+    none: { retry: false, circuit: false },
+    defaults: {},
+    all: {
+      timeout: { each: 1_000, total: 5_000 },
+      throttle: { concurrency: 2, rate: '10/s' },
+      circuit: { failures: 3 },
+    },
+  };
+
+  it.each(Object.entries(policies))(
+    'a call cancelled in the same tick sends nothing (%s)',
+    async (_, policy) => {
+      let handed = 0;
+      const fetch: typeof globalThis.fetch = (input, init) => {
+        handed += 1;
+        return globalThis.fetch(input, init);
+      };
+      const { vendor, engine } = await startScenario({ engine: { fetch } });
+      const item = stitch({ name: uniqueKey('item'), url: vendor.url('/item'), ...policy });
+      const controller = new AbortController();
+      const run = item(undefined, { engine, signal: controller.signal });
+      const reason = new Error('superseded');
+      controller.abort(reason);
+      expect(await rejection(run)).toMatchObject({ kind: 'aborted', cause: reason });
+      const report = await run.report();
+      expect(report.events.find((event) => event.type === 'cancel')).toMatchObject({ dispatched: false });
+      expect(report.events.filter((event) => event.type === 'request')).toEqual([]);
+      expect(handed).toBe(0);
+      expect(vendor.requests()).toBe(0);
+    },
+  );
+
+  it.each(Object.entries(policies))(
+    'a caller that joins in the same tick sees the shared request (%s)',
+    async (_, policy) => {
+      const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+      const item = stitch({ name: uniqueKey('item'), url: vendor.url('/item'), ...policy });
+      const leader = item(undefined, { engine });
+      const joiner = item(undefined, { engine });
+      await vendor.arrival(1);
+      vendor.release(1, { status: 200, body: { n: 1 } });
+      await expect(joiner).resolves.toEqual({ n: 1 });
+      await expect(leader).resolves.toEqual({ n: 1 });
+      const report = await joiner.report();
+      expect(report.source).toBe('coalesced');
+      expect(report.events.filter((event) => event.type === 'request')).toHaveLength(1);
+      expect(vendor.requests()).toBe(1);
+    },
+  );
 });
