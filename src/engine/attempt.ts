@@ -4,7 +4,7 @@
  */
 import { raceAbort } from './abort';
 import type { Admission } from './circuit';
-import { type AttemptResult, type ExecutionContext, failure, left, timedOut } from './context';
+import { type AttemptResult, advance, type ExecutionContext, failure, left, timedOut } from './context';
 import { isStitchError, reasonMessage, type StitchError } from './errors';
 import { isPending } from './maybe';
 import { dispatch } from './send';
@@ -72,7 +72,7 @@ export async function runAttempt<TData>(
   total: Deadline,
 ): Promise<AttemptResult<TData>> {
   const { state, definition, parts, request } = context;
-  state.phase = definition.throttle ? 'queued' : 'before-dispatch';
+  advance(context, { type: 'wait', phase: definition.throttle ? 'queued' : 'before-dispatch' });
   let slot: Release | StitchError;
   try {
     const taking = takeSlot(context, total);
@@ -86,7 +86,7 @@ export async function runAttempt<TData>(
   let recording: Promise<void> | undefined;
   let result: AttemptResult<TData>;
   try {
-    state.phase = 'before-dispatch';
+    advance(context, { type: 'wait', phase: 'before-dispatch' });
     let admission: Admission | undefined;
     if (definition.circuit) {
       const key = definition.circuit.key ?? request.origin;

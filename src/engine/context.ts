@@ -59,6 +59,63 @@ export interface ExecutionContext<TData> {
   readonly emit: (event: EventPayload) => void;
 }
 
+/** The event of `type`, as a stage emits it. */
+export type Payload<TType extends EventPayload['type']> = Extract<EventPayload, { type: TType }>;
+
+/**
+ * One change of an execution's state, with the event that reports it. {@link advance} is the only
+ * place the state changes, so what a cancelling caller is told (`phase`, what has left) and what
+ * the trace says cannot drift apart.
+ */
+export type Step =
+  /** An attempt waits: for a throttle slot (`queued`), then for the breaker and the send. */
+  | { type: 'wait'; phase: 'queued' | 'before-dispatch' }
+  /**
+   * A request leaves: an attempt's first (its `request` event) or a redirect hop (its `redirect`
+   * event; none when the platform hides the hop's target, reported once it has landed).
+   */
+  | { type: 'send'; attempt: number; event?: Payload<'request'> | Payload<'redirect'> }
+  /** The response's headers arrived; its body is read next. */
+  | { type: 'answer'; event: Payload<'response'> }
+  /** A retry's backoff sleep begins. */
+  | { type: 'backoff'; event: Payload<'retry'> }
+  /** A deadline passed; a request it cut off may have taken effect at the vendor. */
+  | { type: 'timeout'; event: Payload<'timeout'> }
+  /** A request left and the network failed before an answer: it may have taken effect. */
+  | { type: 'unanswered' };
+
+/**
+ * Emits `step`'s event, then applies the step to the execution's state: a caller that cancels
+ * while the event is heard (a trace sink, say) is told where the execution was before the step.
+ */
+export function advance(context: ExecutionContext<unknown>, step: Step): void {
+  const { state } = context;
+  if ('event' in step && step.event) context.emit(step.event);
+  switch (step.type) {
+    case 'wait':
+      state.phase = step.phase;
+      break;
+    case 'send':
+      state.phase = 'in-flight';
+      state.attempts = step.attempt;
+      state.requests += 1;
+      break;
+    case 'answer':
+      state.phase = 'body';
+      state.status = step.event.status;
+      break;
+    case 'backoff':
+      state.phase = 'backoff';
+      break;
+    case 'timeout':
+      if (step.event.dispatched) state.ambiguous = true;
+      break;
+    case 'unanswered':
+      state.ambiguous = true;
+      break;
+  }
+}
+
 /** Whether the execution's last caller has left (its signal aborted, not by its deadline): nobody waits. */
 export const left = (context: ExecutionContext<unknown>): boolean =>
   context.signal.aborted && !context.total.expired;
@@ -103,9 +160,10 @@ export function timedOut<TData>(
   attempt: number,
   dispatched: boolean,
 ): AttemptResult<TData> {
-  context.emit({ type: 'timeout', phase: deadline.phase, attempt, dispatched });
-  // A request cut off unanswered may still have taken effect at the vendor.
-  if (dispatched) context.state.ambiguous = true;
+  advance(context, {
+    type: 'timeout',
+    event: { type: 'timeout', phase: deadline.phase, attempt, dispatched },
+  });
   const error = failure(context, 'timeout', (deadline.signal.reason as Error).message, {
     phase: deadline.phase,
     cause: deadline.signal.reason,

@@ -1,6 +1,6 @@
 import { raceAbort } from './abort';
 import { runAttempt } from './attempt';
-import { type AttemptResult, type ExecutionContext, failure, left } from './context';
+import { type AttemptResult, advance, type ExecutionContext, failure, left } from './context';
 import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
@@ -61,9 +61,11 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         }
         if (!fits) return fail(context, error);
       }
-      context.emit({ type: 'retry', attempt, delay: next.delay, error: summarize(error) });
+      advance(context, {
+        type: 'backoff',
+        event: { type: 'retry', attempt, delay: next.delay, error: summarize(error) },
+      });
       safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error });
-      context.state.phase = 'backoff';
       try {
         await parts.clock.sleep(next.delay, total.signal);
       } catch {
@@ -85,7 +87,8 @@ export function expiredTotal<TData>(
   total: Deadline,
   attempt: number,
 ): ExecutionResult<TData> {
-  context.emit({ type: 'timeout', phase: 'total', attempt, dispatched: context.state.requests > 0 });
+  const dispatched = context.state.requests > 0;
+  advance(context, { type: 'timeout', event: { type: 'timeout', phase: 'total', attempt, dispatched } });
   return fail(
     context,
     failure(context, 'timeout', (total.signal.reason as Error).message, {

@@ -4,7 +4,7 @@
  * header the engine counts as a secret) would follow a 302 to another host. Here each hop is
  * checked, stripped of every secret header when it changes origin, and traced (redacted).
  */
-import type { ExecutionContext } from './context';
+import { advance, type ExecutionContext } from './context';
 import { redactUrl } from './events';
 import type { RedirectMode } from './redirectMode';
 
@@ -51,7 +51,7 @@ export async function sendFollowing<TData>(
   headers: Headers,
   signal: AbortSignal,
 ): Promise<Response> {
-  const { definition, parts, request, state } = context;
+  const { definition, parts, request } = context;
   const mode = definition.redirect;
   let url = request.url;
   let method = request.method;
@@ -60,7 +60,6 @@ export async function sendFollowing<TData>(
     const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal, redirect: 'manual' };
     // A stream body needs half duplex in fetch (Node refuses it otherwise).
     if (request.streamed && body !== undefined) init.duplex = 'half';
-    if (hop > 0) state.requests += 1;
     const response = await parts.fetch(url, init);
     if (mode === 'manual') return response;
     if (response.type === 'opaqueredirect') return followHidden(context, attempt, init, url, headers);
@@ -96,15 +95,11 @@ export async function sendFollowing<TData>(
       throw refuse('a stream body cannot be sent twice');
     }
     url = next.toString();
-    context.emit({
-      type: 'redirect',
+    const to = redactUrl(url, parts.secret);
+    advance(context, {
+      type: 'send',
       attempt,
-      status,
-      from,
-      to: redactUrl(url, parts.secret),
-      method,
-      crossOrigin,
-      dropped,
+      event: { type: 'redirect', attempt, status, from, to, method, crossOrigin, dropped },
     });
   }
 }
@@ -122,13 +117,13 @@ async function followHidden<TData>(
   url: string,
   headers: Headers,
 ): Promise<Response> {
-  const { parts, request, state } = context;
+  const { parts, request } = context;
   const from = redactUrl(url, parts.secret);
   const carriesSecret = [...headers.keys()].some((name) => parts.secret.has(name));
   if (context.definition.redirect === 'error' || carriesSecret || request.streamed) {
     throw new RedirectRefused(0, `${init.method} ${from} was redirected, and this platform hides where to`);
   }
-  state.requests += 1;
+  advance(context, { type: 'send', attempt });
   const response = await parts.fetch(url, { ...init, redirect: 'follow' });
   const landed = response.url === '' ? url : response.url;
   context.emit({

@@ -3,7 +3,15 @@
  * redirects), the body read and parsed and validated; resolves what it proved about the vendor.
  */
 import type { CircuitOutcome } from './circuit';
-import { type AttemptResult, type ExecutionContext, failure, left, timedOut } from './context';
+import {
+  type AttemptResult,
+  advance,
+  type ExecutionContext,
+  failure,
+  left,
+  type Payload,
+  timedOut,
+} from './context';
 import type { StitchDefinition } from './definition';
 import { redactHeaders, safely, scrub, secretValues } from './events';
 import { addHeaders } from './outgoing';
@@ -65,29 +73,24 @@ export async function dispatch<TData>(
   const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
   try {
     const headers = attemptHeaders(context, attempt);
-    state.attempts = attempt;
-    context.emit({
+    const event: Payload<'request'> = {
       type: 'request',
       attempt,
       method: request.method,
       url: context.url,
       headers: redactHeaders(headers, parts.secret),
-      ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
-    });
-    state.phase = 'in-flight';
-    state.requests += 1;
+    };
+    if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
+    advance(context, { type: 'send', attempt, event });
     const started = parts.clock.now();
     const sent = secretValues(headers, request.secrets, parts.secret);
     const response = await sendFollowing(context, attempt, headers, each.signal);
-    state.status = response.status;
-    context.emit({
-      type: 'response',
-      attempt,
-      status: response.status,
-      elapsed: parts.clock.now() - started,
+    const elapsed = parts.clock.now() - started;
+    advance(context, {
+      type: 'answer',
+      event: { type: 'response', attempt, status: response.status, elapsed },
     });
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
-    state.phase = 'body';
     if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
       const body = await readErrorBody(response, each.signal);
       if (each.signal.aborted) throw each.signal.reason;
@@ -124,7 +127,7 @@ export async function dispatch<TData>(
     }
     if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
     if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
-    state.ambiguous = true;
+    advance(context, { type: 'unanswered' });
     const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
