@@ -12,10 +12,10 @@ import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import type { Ledger } from './ledger';
+import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
 import { emitTo, finishRun, type RunTally, StitchRun } from './run';
-import { startDeadline } from './timeout';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -49,11 +49,11 @@ export function createCall(deps: CallDeps) {
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
-  // Per read key: executions running (and their controllers, for a write to abort even the
+  // Per read key: executions running (and their lifetimes, for a write to end even the
   // uncoalesced ones), how many started, and the order of the last one whose result was stored.
   const tracked = new Map<
     string,
-    { running: number; started: number; stored: number; controllers: Set<AbortController> }
+    { running: number; started: number; stored: number; lifetimes: Set<Lifetime> }
   >();
   let runs = 0;
   /** A URL as events show it, secrets redacted. */
@@ -102,8 +102,8 @@ export function createCall(deps: CallDeps) {
    */
   const write = (key: string, data: unknown, reason: unknown) => {
     supersede((other) => other === key, reason);
-    // A read with `coalesce: false` is not in the coalescer: its controller is aborted here.
-    for (const controller of tracked.get(key)?.controllers ?? []) controller.abort(reason);
+    // A read with `coalesce: false` is not in the coalescer: it is ended here.
+    for (const lifetime of tracked.get(key)?.lifetimes ?? []) lifetime.end(reason);
     tracked.delete(key);
     cache.store(key, data, true);
   };
@@ -259,15 +259,15 @@ export function createCall(deps: CallDeps) {
     const recorded =
       idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
     const listener = (event: EventPayload, trace: boolean) => emitTo(run, event, trace);
-    const reference = coalescer.join<TData>(shareKey, run.id, listener, (controller, emit) => {
+    const reference = coalescer.join<TData>(shareKey, run.id, listener, (emit) => {
       const request = requestOf();
       const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;
       // A stream body is consumed by the one request that sends it: there is nothing to re-send.
       const retry = request.streamed ? { ...policy, attempts: 1 } : policy;
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
-      // The whole call's deadline runs on the execution's own controller: no second one per call.
-      const total = startDeadline(parts.clock, 'total', definition.timeout.total, controller);
+      // One controller for the execution and its deadlines (see Lifetime).
+      const lifetime = new Lifetime(parts.clock, definition.timeout.total);
       const context: ExecutionContext<TData> = {
         run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,
@@ -275,17 +275,16 @@ export function createCall(deps: CallDeps) {
         url: shown,
         idempotencyKey,
         retry,
-        signal: controller.signal,
-        total,
+        lifetime,
         parts,
         state,
         emit,
       };
       const result =
         recorded !== undefined ? ledger.run(context, recorded, () => execute(context)) : execute(context);
-      result.then(total.dispose);
+      result.then(() => lifetime.dispose());
       if (key !== undefined) {
-        track(key, result, controller);
+        track(key, result, lifetime);
         const read = key;
         inspector.notify(() => ({
           type: 'read',
@@ -295,7 +294,7 @@ export function createCall(deps: CallDeps) {
           at: parts.clock.now(),
         }));
       }
-      return { state, result, url: shown };
+      return { state, result, url: shown, lifetime };
     });
     if (reference.joined) {
       tally.source = 'coalesced';
@@ -313,7 +312,8 @@ export function createCall(deps: CallDeps) {
       detach();
       const { state } = reference.shared;
       // Aborted while this caller still held it: a write took the key over (`engine.setData`).
-      if (result.type === 'aborted' && !left) cancel(abortReason(reference.shared.signal), state, reference);
+      const ended = reference.shared.lifetime.ended;
+      if (result.type === 'aborted' && !left && ended) cancel(ended.reason, state, reference);
       Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
       reference.release(undefined);
       if (result.type === 'success' && result.recorded) tally.source = 'recorded';
@@ -328,16 +328,16 @@ export function createCall(deps: CallDeps) {
    * its successor can overlap), then each one's data or failure, unless a later-started one has
    * already stored its own. An execution aborted by its last reference leaves the data as it was.
    */
-  function track(key: string, result: Promise<ExecutionResult<unknown>>, controller: AbortController) {
-    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0, controllers: new Set() };
+  function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime) {
+    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0, lifetimes: new Set() };
     tracked.set(key, entry);
     entry.running += 1;
-    entry.controllers.add(controller);
+    entry.lifetimes.add(lifetime);
     const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
       entry.running -= 1;
-      entry.controllers.delete(controller);
+      entry.lifetimes.delete(lifetime);
       // The key's last execution ends `fetching` in the change that brings its answer: readers
       // hear of it once. (After a write let go of the key's executions, `fetching` is not theirs.)
       const last = entry.running === 0 && tracked.get(key) === entry;

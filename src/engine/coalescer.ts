@@ -1,4 +1,3 @@
-import { keep } from './abort';
 import type { ExecutionState } from './context';
 import type { EventPayload } from './events';
 import type { ExecutionResult } from './execution';
@@ -13,8 +12,8 @@ export interface SharedExecution<TData> {
   /** Live counters and phase, for a reference that cancels mid-way. */
   readonly state: ExecutionState;
   readonly result: Promise<ExecutionResult<TData>>;
-  /** The execution's own signal: aborted by its last reference, or by a write that took its key over. */
-  readonly signal: AbortSignal;
+  /** How the execution is ended: by its last reference, or by a write that took its key over. */
+  readonly lifetime: Ending;
   /** Its request's URL as events show it (secrets redacted). */
   readonly url: string;
 }
@@ -26,26 +25,34 @@ export interface Reference<TData> {
   readonly joined: boolean;
   /**
    * Lets go of the execution (at once, for this caller only). When the last reference lets go
-   * before the execution settled, its controller aborts with `reason`: the socket closes and the
+   * before the execution settled, it is ended with `reason`: the socket closes and the
    * key is freed so the next caller starts afresh. Idempotent. Returns true when other references
    * keep the execution going (this release did not stop it).
    */
   release(reason: unknown): boolean;
 }
 
+/** What the coalescer needs of an execution's lifetime (see `Lifetime`): a way to end it. */
+export interface Ending {
+  /** Stops the execution's work with `reason` (its socket closes). Idempotent. */
+  end(reason: unknown): void;
+  /** Set once it was ended, with the reason. */
+  readonly ended: { readonly reason: unknown } | undefined;
+}
+
 /**
- * Starts an execution on a controller no caller owns, emitting to every reference. The execution
- * may abort the controller itself (its total deadline does); the coalescer aborts it when the
- * last reference lets go.
+ * Starts an execution no caller owns, emitting to every reference. The coalescer ends its
+ * lifetime when the last reference lets go.
  */
-export type Starter<TData> = (
-  controller: AbortController,
-  emit: (event: EventPayload) => void,
-) => { state: ExecutionState; result: Promise<ExecutionResult<TData>>; url: string };
+export type Starter<TData> = (emit: (event: EventPayload) => void) => {
+  state: ExecutionState;
+  result: Promise<ExecutionResult<TData>>;
+  url: string;
+  lifetime: Ending;
+};
 
 interface Entry {
   readonly shared: SharedExecution<unknown>;
-  readonly controller: AbortController;
   readonly listeners: Map<string, EventListener>;
   settled: boolean;
 }
@@ -86,9 +93,6 @@ export function createCoalescer(): Coalescer {
     listener: EventListener,
     start: Starter<TData>,
   ) => {
-    const controller = new AbortController();
-    const { signal } = controller;
-    const letGo = keep(signal);
     // The starter's first events may be emitted synchronously: its caller must already listen.
     const listeners = new Map<string, EventListener>([[run, listener]]);
     const emit = (event: EventPayload) => {
@@ -98,11 +102,10 @@ export function createCoalescer(): Coalescer {
         trace = false;
       }
     };
-    const { state, result, url } = start(controller, emit);
-    const shared = { leader: run, state, result, signal, url };
-    const entry: Entry = { shared, controller, listeners, settled: false };
+    const { state, result, url, lifetime } = start(emit);
+    const shared = { leader: run, state, result, lifetime, url };
+    const entry: Entry = { shared, listeners, settled: false };
     const forget = () => {
-      letGo();
       entry.settled = true;
       if (key !== undefined && entries.get(key) === entry) entries.delete(key);
     };
@@ -129,7 +132,7 @@ export function createCoalescer(): Coalescer {
           if (entry.settled) return false;
           if (entry.listeners.size > 0) return true;
           if (key !== undefined && entries.get(key) === entry) entries.delete(key);
-          entry.controller.abort(reason);
+          entry.shared.lifetime.end(reason);
           return false;
         },
       };
@@ -139,7 +142,7 @@ export function createCoalescer(): Coalescer {
       for (const [key, entry] of [...entries]) {
         if (!matches(key)) continue;
         entries.delete(key);
-        if (reason !== undefined) entry.controller.abort(reason);
+        if (reason !== undefined) entry.shared.lifetime.end(reason);
       }
     },
   };

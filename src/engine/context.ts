@@ -7,6 +7,7 @@ import type { Clock } from './clock';
 import type { StitchDefinition } from './definition';
 import { StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
+import type { Lifetime } from './lifetime';
 import type { HeadersHook } from './outgoing';
 import type { BuiltRequest } from './request';
 import { isRetryable, type RetryBudget, type RetryPolicy } from './retry';
@@ -50,10 +51,8 @@ export interface ExecutionContext<TData> {
   readonly idempotencyKey: string | undefined;
   /** The retry policy that applies: a write retries only when it carries an idempotency key. */
   readonly retry: RetryPolicy;
-  /** Aborts when the last caller leaves, or when `total` expires. */
-  readonly signal: AbortSignal;
-  /** The whole call's deadline, on `signal` itself (the execution's one controller). */
-  readonly total: Deadline;
+  /** The execution's controller and its deadlines: the whole call's is the lifetime itself. */
+  readonly lifetime: Lifetime;
   readonly parts: EngineParts;
   readonly state: ExecutionState;
   readonly emit: (event: EventPayload) => void;
@@ -116,9 +115,8 @@ export function advance(context: ExecutionContext<unknown>, step: Step): void {
   }
 }
 
-/** Whether the execution's last caller has left (its signal aborted, not by its deadline): nobody waits. */
-export const left = (context: ExecutionContext<unknown>): boolean =>
-  context.signal.aborted && !context.total.expired;
+/** Whether the execution was ended (its last caller left, or a write took its key over): nobody waits. */
+export const left = (context: ExecutionContext<unknown>): boolean => context.lifetime.ended !== undefined;
 
 /** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
 export type AttemptResult<TData> =

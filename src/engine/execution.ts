@@ -25,7 +25,7 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
   const budgetKey = definition.circuit?.key ?? context.request.origin;
   if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
-  const { total } = context;
+  const total = context.lifetime;
   let previous: StitchError | undefined;
   try {
     for (let attempt = 1; ; attempt++) {

@@ -76,7 +76,7 @@ export function createLedger(shared: SharedState): Ledger {
       const key = context.idempotencyKey as string;
       // Another stitch (another endpoint) may use the same key for something else.
       const recordKey = `${definition.name}:${key}`;
-      const { total } = context;
+      const total = context.lifetime;
       const lease = (definition.timeout.total ?? LEASE_UNBOUNDED - LEASE_MARGIN) + LEASE_MARGIN;
       const owner = mintKey();
       const storeError = (error: unknown) =>

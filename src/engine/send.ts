@@ -18,7 +18,7 @@ import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { parseRetryAfter } from './retry';
-import { type Deadline, startDeadline } from './timeout';
+import type { Deadline } from './timeout';
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
@@ -70,7 +70,7 @@ export async function dispatch<TData>(
   if (left(context)) return ['neutral', { type: 'aborted' }];
   // The total deadline may pass between the admission and here: then nothing leaves.
   if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
-  const each = startDeadline(parts.clock, 'each', definition.timeout.each, total.signal);
+  const each = context.lifetime.attempt(definition.timeout.each);
   try {
     const headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {

@@ -1,5 +1,3 @@
-import { type LinkedSignal, linkSignals, onAbortShared } from './abort';
-import type { Clock } from './clock';
 import { configError, type TimeoutPhase } from './errors';
 
 /** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt; `Infinity` is no bound. */
@@ -35,72 +33,17 @@ export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: 
 }
 
 /**
- * A deadline as a signal: it aborts with a `TimeoutError` reason when its time is up, or with
- * its parent's reason when the parent aborts first. `expired` tells the two apart without
- * looking at messages.
+ * A deadline as a signal (see `Lifetime`): it aborts with a `TimeoutError` reason when its time is
+ * up, or with another reason when the execution is ended first. `expired` tells the two apart
+ * without looking at messages.
  */
 export interface Deadline {
   readonly phase: TimeoutPhase;
   readonly signal: AbortSignal;
-  /** True once this deadline (not its parent) fired. */
+  /** True once this deadline fired. */
   readonly expired: boolean;
   /** Milliseconds left; `Infinity` when unbounded. */
   remaining(): number;
-  /** Cancels its timer and unhooks it from its parent. Idempotent. */
+  /** Cancels its timer. Idempotent. */
   dispose(): void;
-}
-
-/**
- * Starts a deadline of `ms` (unbounded when undefined) below `parent`. `dispose()` cancels its
- * timer and unhooks it from the parent; call it in `finally`. An unbounded deadline is the parent
- * signal itself: no controller, no listener, no timer (a call without timeouts pays nothing).
- * Given a controller rather than a signal, the deadline takes it over instead of deriving one
- * (one controller fewer per call): it aborts that controller when its time is up.
- */
-export function startDeadline(
-  clock: Clock,
-  phase: TimeoutPhase,
-  ms: number | undefined,
-  parent: AbortSignal | AbortController,
-): Deadline {
-  const owned = parent instanceof AbortController;
-  if (ms === undefined) {
-    const signal = owned ? parent.signal : parent;
-    return { phase, signal, expired: false, remaining: () => Number.POSITIVE_INFINITY, dispose() {} };
-  }
-  const link = owned ? adopt(parent) : linkSignals(parent);
-  const ends = clock.now() + ms;
-  const cancelTimer = link.signal.aborted
-    ? () => {}
-    : clock.schedule(ms, () => {
-        deadline.expired = true;
-        link.abort(new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError'));
-      });
-  // Once the parent has ended it, the deadline can no longer fire: drop its timer at once.
-  const detachTimer = onAbortShared(link.signal, cancelTimer);
-  // A plain field, set when the timer fires: an object literal with a getter is made on V8's slow
-  // path (about 10 µs a deadline on Node 20), and there is one or two of these per call.
-  const deadline: { -readonly [Field in keyof Deadline]: Deadline[Field] } = {
-    phase,
-    signal: link.signal,
-    expired: false,
-    remaining: () => Math.max(0, ends - clock.now()),
-    dispose() {
-      detachTimer();
-      cancelTimer();
-      link.dispose();
-    },
-  };
-  return deadline;
-}
-
-/** A controller seen as a linked signal with no sources: aborting it is all there is to do. */
-function adopt(controller: AbortController): LinkedSignal {
-  return {
-    signal: controller.signal,
-    abort(reason) {
-      if (!controller.signal.aborted) controller.abort(reason);
-    },
-    dispose() {},
-  };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Coalescer,
   createCoalescer,
+  type Ending,
   type EventListener,
   type Starter,
 } from '../../src/engine/coalescer';
@@ -10,17 +11,29 @@ import type { EventPayload } from '../../src/engine/events';
 import type { ExecutionResult } from '../../src/engine/execution';
 import { uniqueKey } from '../helpers/keys';
 
+/** A lifetime that records how it was ended. */
+function recordedLifetime(): Ending {
+  const lifetime = {
+    ended: undefined as { reason: unknown } | undefined,
+    end(reason: unknown) {
+      lifetime.ended ??= { reason };
+    },
+  };
+  return lifetime;
+}
+
 /**
- * A starter whose executions the test settles by hand. It records each start's signal and emit
+ * A starter whose executions the test settles by hand. It records each start's lifetime and emit
  * function, so a test can see how many executions began and push events through them.
  */
 function manualStarter<TData = string>() {
   const starts: Array<{
-    signal: AbortSignal;
+    lifetime: Ending;
     emit: (event: EventPayload) => void;
     settle: (result: ExecutionResult<TData>) => void;
   }> = [];
-  const start: Starter<TData> = ({ signal }, emit) => {
+  const start: Starter<TData> = (emit) => {
+    const lifetime = recordedLifetime();
     let settle!: (result: ExecutionResult<TData>) => void;
     const result = new Promise<ExecutionResult<TData>>((resolve) => {
       settle = resolve;
@@ -32,8 +45,8 @@ function manualStarter<TData = string>() {
       status: undefined,
       ambiguous: false,
     };
-    starts.push({ signal, emit, settle });
-    return { state, result, url: 'https://api.example.com/x' };
+    starts.push({ lifetime, emit, settle });
+    return { state, result, url: 'https://api.example.com/x', lifetime };
   };
   return { start, starts };
 }
@@ -139,12 +152,13 @@ describe('createCoalescer', () => {
   it("hears the starter's synchronous first events on the leader", () => {
     const coalescer = createCoalescer();
     const log: Array<[string, string, boolean]> = [];
-    const start: Starter<string> = (_signal, emit) => {
+    const start: Starter<string> = (emit) => {
       emit(queued);
       return {
         state: { phase: 'queued', attempts: 0, requests: 0, status: undefined, ambiguous: false },
         result: new Promise(() => {}),
         url: 'https://api.example.com/x',
+        lifetime: recordedLifetime(),
       };
     };
     coalescer.join(uniqueKey(), 'run-a', recorder(log, 'run-a'), start);
@@ -158,7 +172,7 @@ describe('createCoalescer', () => {
     const a = coalescer.join(key, 'run-a', ignore, start);
     coalescer.join(key, 'run-b', ignore, start);
     a.release(new Error('user navigated away'));
-    expect(starts[0]?.signal.aborted).toBe(false);
+    expect(starts[0]?.lifetime.ended).toBeUndefined();
     expect(inFlight(coalescer, key)).toBe(true);
     // A newcomer still joins the same execution: nothing is re-sent.
     expect(coalescer.join(key, 'run-c', ignore, start).joined).toBe(true);
@@ -174,13 +188,13 @@ describe('createCoalescer', () => {
     a.release(new Error('first'));
     const reason = new Error('last one out');
     b.release(reason);
-    expect(starts[0]?.signal.aborted).toBe(true);
-    expect(starts[0]?.signal.reason).toBe(reason);
+    expect(starts[0]?.lifetime.ended).toBeDefined();
+    expect(starts[0]?.lifetime.ended?.reason).toBe(reason);
     expect(inFlight(coalescer, key)).toBe(false);
     const next = coalescer.join(key, 'run-c', ignore, start);
     expect(next.joined).toBe(false);
     expect(starts).toHaveLength(2);
-    expect(starts[1]?.signal.aborted).toBe(false);
+    expect(starts[1]?.lifetime.ended).toBeUndefined();
   });
 
   it('release is idempotent: a second release does not count as another reference', () => {
@@ -191,7 +205,7 @@ describe('createCoalescer', () => {
     coalescer.join(key, 'run-b', ignore, start);
     a.release('once');
     a.release('twice');
-    expect(starts[0]?.signal.aborted).toBe(false);
+    expect(starts[0]?.lifetime.ended).toBeUndefined();
     expect(inFlight(coalescer, key)).toBe(true);
   });
 
@@ -199,7 +213,7 @@ describe('createCoalescer', () => {
     const coalescer = createCoalescer();
     const { start, starts } = manualStarter();
     coalescer.join(undefined, 'run-a', ignore, start).release('superseded');
-    expect(starts[0]?.signal.reason).toBe('superseded');
+    expect(starts[0]?.lifetime.ended?.reason).toBe('superseded');
   });
 
   it("frees the key before its references' callbacks run, so a caller from a callback starts afresh", async () => {
@@ -228,7 +242,7 @@ describe('createCoalescer', () => {
     starts[0]?.settle({ type: 'success', data: 'ada' });
     await a.shared.result;
     a.release('done with it');
-    expect(starts[0]?.signal.aborted).toBe(false);
+    expect(starts[0]?.lifetime.ended).toBeUndefined();
   });
 
   it("a stale reference's release does not free a newer execution on the same key", async () => {
@@ -241,6 +255,6 @@ describe('createCoalescer', () => {
     coalescer.join(key, 'run-b', ignore, start);
     old.release('late');
     expect(inFlight(coalescer, key)).toBe(true);
-    expect(starts[1]?.signal.aborted).toBe(false);
+    expect(starts[1]?.lifetime.ended).toBeUndefined();
   });
 });

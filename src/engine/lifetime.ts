@@ -1,0 +1,119 @@
+/**
+ * An execution's lifetime: the one controller its work runs on, and the deadlines folded onto it.
+ * No caller owns it. The coalescer ends it when the last caller lets go, a write that takes its
+ * key over ends it too, and its deadlines abort the same controller: a call pays for one
+ * controller (and the one listener its waits share), however many deadlines it has. Only an
+ * attempt cut off by its own deadline costs a second: the rest of the execution runs on a fresh
+ * controller, since the one that attempt ran on stays aborted.
+ */
+import { keep } from './abort';
+import type { CancelTimer, Clock } from './clock';
+import type { Deadline } from './timeout';
+
+const timeoutError = (phase: 'each' | 'total', ms: number) =>
+  new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError');
+
+const noTimer: CancelTimer = () => {};
+
+/**
+ * The execution's lifetime, and its total deadline (`phase: 'total'`): `signal` is the controller
+ * the execution's work runs on now, aborted when the execution is ended, when the total deadline
+ * passes, or when an attempt's own deadline does (for that attempt's work only).
+ */
+export class Lifetime implements Deadline {
+  readonly phase = 'total' as const;
+  /** True once the total deadline passed. */
+  expired = false;
+  /** Set when the execution was ended (its last caller left, or a write took its key over): nobody waits. */
+  ended: { readonly reason: unknown } | undefined = undefined;
+  readonly #clock: Clock;
+  readonly #ends: number;
+  #controller = new AbortController();
+  #letGo: () => void;
+  #cancelTotal: CancelTimer;
+  #cancelAttempt: CancelTimer = noTimer;
+
+  /** Starts the execution's lifetime, its total deadline `total` ms from now (`undefined`: unbounded). */
+  constructor(clock: Clock, total: number | undefined) {
+    this.#clock = clock;
+    this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
+    this.#letGo = keep(this.#controller.signal);
+    this.#cancelTotal =
+      total === undefined
+        ? noTimer
+        : clock.schedule(total, () => {
+            this.expired = true;
+            this.#cancelAttempt();
+            this.#controller.abort(timeoutError('total', total));
+          });
+  }
+
+  /** The signal the execution's work runs on now. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Milliseconds left before the total deadline; `Infinity` when unbounded. */
+  remaining(): number {
+    return Math.max(0, this.#ends - this.#clock.now());
+  }
+
+  /** Ends the execution with `reason`: its work stops, and its deadlines can no longer fire. Idempotent. */
+  end(reason: unknown): void {
+    if (this.ended) return;
+    this.ended = { reason };
+    this.#cancelTimers();
+    this.#controller.abort(reason);
+  }
+
+  /**
+   * One attempt's deadline of `ms` (`undefined`: none), on the execution's signal. When it passes,
+   * the attempt's work aborts with a `TimeoutError` and the execution carries on with a fresh
+   * controller. Dispose of it when the attempt ends.
+   */
+  attempt(ms: number | undefined): Deadline {
+    const { signal } = this;
+    if (ms === undefined) {
+      return { phase: 'each', signal, expired: false, remaining: () => this.remaining(), dispose() {} };
+    }
+    const ends = this.#clock.now() + ms;
+    const attempt: Deadline & { expired: boolean } = {
+      phase: 'each',
+      signal,
+      expired: false,
+      remaining: () => Math.max(0, ends - this.#clock.now()),
+      dispose: () => {
+        cancel();
+        if (this.#cancelAttempt === cancel) this.#cancelAttempt = noTimer;
+      },
+    };
+    const cancel = this.#clock.schedule(ms, () => {
+      attempt.expired = true;
+      this.#cancelAttempt = noTimer;
+      const controller = this.#controller;
+      this.#renew();
+      controller.abort(timeoutError('each', ms));
+    });
+    this.#cancelAttempt = cancel;
+    return attempt;
+  }
+
+  /** Ends the lifetime's timers and its signal's shared listener, once the execution has settled. */
+  dispose(): void {
+    this.#cancelTimers();
+    this.#letGo();
+  }
+
+  #renew() {
+    this.#letGo();
+    this.#controller = new AbortController();
+    this.#letGo = keep(this.#controller.signal);
+  }
+
+  #cancelTimers() {
+    this.#cancelTotal();
+    this.#cancelTotal = noTimer;
+    this.#cancelAttempt();
+    this.#cancelAttempt = noTimer;
+  }
+}
