@@ -93,6 +93,15 @@ const EMPTY: CacheSnapshot = Object.freeze({
   invalidated: 0,
 });
 
+/** Whether `patch` gives any field of `snapshot` a new value. */
+function changes(snapshot: CacheSnapshot, patch: Partial<CacheSnapshot>): boolean {
+  for (const name in patch) {
+    const field = name as keyof CacheSnapshot;
+    if (patch[field] !== snapshot[field]) return true;
+  }
+  return false;
+}
+
 interface Entry {
   snapshot: CacheSnapshot;
   readonly listeners: Emitter<void>;
@@ -137,12 +146,8 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
 
   const change = (key: string, patch: Partial<CacheSnapshot>) => {
     const entry = touch(key);
-    const next = { ...entry.snapshot, ...patch };
-    const same = (Object.keys(patch) as Array<keyof CacheSnapshot>).every(
-      (name) => entry.snapshot[name] === next[name],
-    );
-    if (same) return;
-    entry.snapshot = Object.freeze(next);
+    if (!changes(entry.snapshot, patch)) return;
+    entry.snapshot = Object.freeze({ ...entry.snapshot, ...patch });
     evict();
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
