@@ -15,7 +15,7 @@ import type { Ledger } from './ledger';
 import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
-import { emitTo, finishRun, type RunTally, StitchRun } from './run';
+import { countFrom, emitTo, finishRun, type RunTally, StitchRun } from './run';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -314,7 +314,7 @@ export function createCall(deps: CallDeps) {
       // Aborted while this caller still held it: a write took the key over (`engine.setData`).
       const ended = reference.shared.lifetime.ended;
       if (result.type === 'aborted' && !left && ended) cancel(ended.reason, state, reference);
-      Object.assign(tally, { attempts: state.attempts, requests: state.requests, status: state.status });
+      countFrom(tally, state);
       reference.release(undefined);
       if (result.type === 'success' && result.recorded) tally.source = 'recorded';
       if (result.type === 'success') finishRun(run, { ok: true, data: result.data }, tally);

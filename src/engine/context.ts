@@ -11,6 +11,7 @@ import type { Lifetime } from './lifetime';
 import type { HeadersHook } from './outgoing';
 import type { BuiltRequest } from './request';
 import { isRetryable, type RetryBudget, type RetryPolicy } from './retry';
+import type { Counts } from './run';
 import type { SharedThrottle } from './shared';
 import type { Throttle } from './throttle';
 import type { Deadline } from './timeout';
@@ -31,11 +32,8 @@ export interface EngineParts {
 }
 
 /** Where a shared execution is, for a caller that cancels: its `phase` and what has left. */
-export interface ExecutionState {
+export interface ExecutionState extends Counts {
   phase: CancelPhase;
-  attempts: number;
-  requests: number;
-  status: number | undefined;
   /** A request of this execution went out and was never answered: it may have taken effect. */
   ambiguous: boolean;
 }

@@ -8,7 +8,7 @@ import type { ExecutionState } from './context';
 import type { StitchDefinition } from './definition';
 import { isStitchError, reasonMessage, StitchError } from './errors';
 import { safely } from './events';
-import { emitTo, finishRun, type RunTally, StitchRun } from './run';
+import { countFrom, emitTo, finishRun, type RunTally, StitchRun } from './run';
 
 /**
  * Ends `run` as cancelled by its caller with `reason`: the reference (if any) is let go, the
@@ -29,18 +29,24 @@ export function cancelRun<TData>(
 ): void {
   const { state } = where;
   const phase = state?.phase ?? 'before-dispatch';
-  const requests = state?.requests ?? 0;
+  countFrom(tally, state);
+  const { attempts, requests } = tally;
   const dispatched = requests > 0;
-  const attempt = state?.attempts ?? 0;
   const shared = where.reference?.release(reason) ?? false;
-  emitTo(run, { type: 'cancel', phase, dispatched, shared, reason: reasonMessage(reason), attempt });
+  emitTo(run, {
+    type: 'cancel',
+    phase,
+    dispatched,
+    shared,
+    reason: reasonMessage(reason),
+    attempt: attempts,
+  });
   safely(definition.hooks.onCancel, { stitch: definition.name, reason, phase, dispatched });
-  Object.assign(tally, { attempts: attempt, requests, status: state?.status });
   const error = new StitchError({
     kind: 'aborted',
     message: reasonMessage(reason),
     cause: reason,
-    attempts: attempt,
+    attempts,
     requests,
     // Cut off with a request out, or after one went unanswered earlier in the run.
     ambiguous: phase === 'in-flight' || phase === 'body' || state?.ambiguous === true,

@@ -39,11 +39,28 @@ export interface RunReport {
 /** What the pipeline tells a run when it settles. */
 export type RunResult<TData> = { ok: true; data: TData } | { ok: false; error: StitchError };
 
-/** Counters the pipeline keeps for the report. */
-export interface RunTally {
+/**
+ * What a run counts of its execution. An execution's live state, a run's tally, its report and
+ * its errors carry the same three, under the same names.
+ */
+export interface Counts {
+  /** Attempts that reached the network step. */
   attempts: number;
+  /** Requests that left the process. */
   requests: number;
+  /** Status of the last response, if any came. */
   status: number | undefined;
+}
+
+/** Copies `counts` (an execution's state; none when nothing started) into a run's tally. */
+export function countFrom(tally: Counts, counts: Counts | undefined): void {
+  tally.attempts = counts?.attempts ?? 0;
+  tally.requests = counts?.requests ?? 0;
+  tally.status = counts?.status;
+}
+
+/** Counters the pipeline keeps for the report. */
+export interface RunTally extends Counts {
   source: RunSource;
   idempotencyKey: string | undefined;
 }
