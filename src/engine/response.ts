@@ -1,4 +1,4 @@
-import { raceAbort } from './abort';
+import { abortReason, onAbortShared } from './abort';
 import { MAX_ERROR_BODY } from './errors';
 
 /** A Standard Schema validator (zod 4, valibot, arktype, ...): the part Stitch relies on. */
@@ -39,6 +39,7 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const detach = cancelOnAbort(reader, signal);
   try {
     for (;;) {
       const { done, value } = await readChunk(reader, signal);
@@ -51,7 +52,8 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
       chunks.push(value);
     }
   } finally {
-    release(reader, signal);
+    detach();
+    reader.releaseLock();
   }
   // Most answers come in one chunk: decoded in one go, with no streaming state to keep.
   if (chunks.length === 1) return whole.decode(chunks[0]);
@@ -71,6 +73,7 @@ export async function readErrorBody(response: Response, signal?: AbortSignal): P
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
+  const detach = cancelOnAbort(reader, signal);
   try {
     while (text.length < MAX_ERROR_BODY) {
       const { done, value } = await readChunk(reader, signal);
@@ -82,22 +85,39 @@ export async function readErrorBody(response: Response, signal?: AbortSignal): P
   } catch {
     return text === '' ? undefined : text.slice(0, MAX_ERROR_BODY);
   } finally {
-    release(reader, signal);
+    detach();
+    reader.releaseLock();
   }
 }
 
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
-/** The next chunk, or the abort of `signal` (with its reason) if that comes first. */
-const readChunk = (reader: Reader, signal: AbortSignal | undefined) => raceAbort(reader.read(), signal);
-
 /**
- * Lets go of the stream. After an abort the stream is cancelled first: that settles a read still
- * pending (so the lock can go) and closes the socket of a `fetch` that ignored the signal.
+ * Cancels the stream the moment `signal` aborts (one listener for the whole read, not one per
+ * chunk): that settles a read still pending, so the lock can go, and closes the socket of a
+ * `fetch` that ignored the signal. Returns the listener's removal.
  */
-function release(reader: Reader, signal: AbortSignal | undefined) {
-  if (signal?.aborted) reader.cancel(signal.reason).catch(() => {});
-  reader.releaseLock();
+function cancelOnAbort(reader: Reader, signal: AbortSignal | undefined): () => void {
+  if (!signal) return () => {};
+  const cancel = () => {
+    reader.cancel(abortReason(signal)).catch(() => {});
+  };
+  if (signal.aborted) {
+    cancel();
+    return () => {};
+  }
+  return onAbortShared(signal, cancel);
+}
+
+/** The next chunk; once `signal` has aborted, its reason instead (whatever the stream said). */
+async function readChunk(reader: Reader, signal: AbortSignal | undefined) {
+  try {
+    const chunk = await reader.read();
+    if (signal?.aborted) throw abortReason(signal);
+    return chunk;
+  } catch (error) {
+    throw signal?.aborted ? abortReason(signal) : error;
+  }
 }
 
 /** Turns body text into data: JSON (empty → `null`) unless `text`; checks the content type. */
