@@ -3,6 +3,7 @@
  * `createEngine` holds the cache, coalescer, breakers and throttles the calls share.
  * @module stitch-fetch
  */
+export { type LinkedSignal, linkSignals, onAbort } from './engine/abort';
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
@@ -50,7 +51,7 @@ export {
   type StoreOperation,
   type TraceSink,
 } from './engine/events';
-export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export { IDEMPOTENCY_HEADER, type IdempotencyOptions, mintKey } from './engine/idempotency';
 export type { InspectEvent, InspectListener } from './engine/inspect';
 export type { InputArg } from './engine/invoke';
 export {

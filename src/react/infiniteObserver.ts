@@ -1,5 +1,4 @@
-import { onAbort } from '../engine/abort';
-import type { Engine, Stitch, StitchError, StitchInput } from '../index';
+import { type Engine, onAbort, type Stitch, type StitchError, type StitchInput } from '../index';
 import {
   type EntryHolder,
   edgeParam,

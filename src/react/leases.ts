@@ -1,5 +1,4 @@
-import type { LinkedSignal } from '../engine/abort';
-import type { Engine, SafeResult } from '../index';
+import type { Engine, LinkedSignal, SafeResult } from '../index';
 
 /**
  * One suspended read, shared by every render that suspends on its key. React gives no sign when

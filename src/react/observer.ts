@@ -1,10 +1,10 @@
-import { type LinkedSignal, linkSignals } from '../engine/abort';
-import { reasonMessage } from '../engine/errors';
-import { invoke } from '../engine/invoke';
 import {
   type CacheSnapshot,
+  type CallArgs,
   type Engine,
   isAbortError,
+  type LinkedSignal,
+  linkSignals,
   type Stitch,
   StitchError,
   type StitchInput,
@@ -175,7 +175,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   ) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
-    invoke(goal.stitch, goal.input, { engine, signal: link.signal, revalidate })
+    goal
+      .stitch(...([goal.input, { engine, signal: link.signal, revalidate }] as CallArgs<TInput>))
       .safe()
       .then((result) => {
         link.dispose();
@@ -330,12 +331,21 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 }
 
+/**
+ * What a reason says, as a run's error message says it: an Error's (or any object's) message, a
+ * string itself, or the platform's generic line.
+ */
+export function messageOf(reason: unknown): string {
+  if (typeof reason === 'object' && reason !== null && 'message' in reason) return String(reason.message);
+  return typeof reason === 'string' ? reason : 'The operation was aborted';
+}
+
 /** The error a hook shows for a cancel of its own that no run reported: the same shape a run gives. */
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
 ): StitchError {
-  const message = reasonMessage(reason);
+  const message = messageOf(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }
 

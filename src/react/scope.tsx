@@ -1,5 +1,5 @@
 import { type ReactNode, useContext, useEffect, useRef } from 'react';
-import { onAbort } from '../engine/abort';
+import { onAbort } from '../index';
 import { ScopeContext } from './context';
 
 /** Props of {@link StitchScope}. */

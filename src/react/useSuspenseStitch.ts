@@ -1,7 +1,5 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import { linkSignals } from '../engine/abort';
-import { invoke } from '../engine/invoke';
-import type { Stitch, StitchInput } from '../index';
+import { type CallArgs, linkSignals, type Stitch, type StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
@@ -85,7 +83,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       scope,
       link,
       abandonAfter: options.abandonAfter ?? 30_000,
-      start: () => invoke(stitch, input, { engine, signal: link.signal }).safe(),
+      start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
   } else renewLease(lease);
   if (committed.current) {
