@@ -67,7 +67,8 @@ interface InFlight {
  * `invalidates`; the latest render's callbacks are used). A cancelled mutation (`cancel(reason)`,
  * a scope reset, a superseding `mutate`) rolls back through `onError` and reaches `onSettled`
  * with the abort error, `cause` intact. A superseding `mutate` waits for the superseded one's
- * rollback before its own `onMutate`, so their optimistic updates never interleave.
+ * rollback before its own `onMutate` (or, cancelled meanwhile, before its own rollback), so their
+ * optimistic updates never interleave.
  */
 export function useStitchMutation<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,
