@@ -3,7 +3,6 @@
  * `createEngine` holds the cache, coalescer, breakers and throttles the calls share.
  * @module stitch-fetch
  */
-export { type LinkedSignal, linkSignals, onAbort } from './engine/abort';
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
 export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';

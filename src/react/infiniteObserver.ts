@@ -1,4 +1,5 @@
-import { type Engine, onAbort, type Stitch, type StitchError, type StitchInput } from '../index';
+import type { Engine, Stitch, StitchError, StitchInput } from '../index';
+import { onAbort } from './follow';
 import {
   type EntryHolder,
   edgeParam,

@@ -3,12 +3,11 @@ import {
   type CallArgs,
   type Engine,
   isAbortError,
-  type LinkedSignal,
-  linkSignals,
   type Stitch,
   StitchError,
   type StitchInput,
 } from '../index';
+import { type Follower, follow } from './follow';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
@@ -68,7 +67,7 @@ export interface ResultView<TData> {
  */
 type Phase =
   | { type: 'idle' }
-  | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
+  | { type: 'waiting' | 'fetching'; key: string; link: Follower; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
 /** What a hook reads from: the same stitch, key, signal and scope keep its reference as it is. */
@@ -167,12 +166,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const load = (
-    goal: ObserverTarget<TData, TInput>,
-    key: string,
-    link: LinkedSignal,
-    revalidate: boolean,
-  ) => {
+  const load = (goal: ObserverTarget<TData, TInput>, key: string, link: Follower, revalidate: boolean) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
     goal
@@ -198,7 +192,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       settle(key, null);
       return;
     }
-    const link = linkSignals(goal.signal, goal.scope);
+    const link = follow(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
       load(goal, key, link, revalidate);
       return;

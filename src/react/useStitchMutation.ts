@@ -1,7 +1,6 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import {
   type InputArg,
-  linkSignals,
   type MutationLifecycle,
   mintKey,
   mutate as runMutation,
@@ -10,6 +9,7 @@ import {
   type StitchInput,
 } from '../index';
 import { ScopeContext } from './context';
+import { follow } from './follow';
 import { useEngine } from './provider';
 
 /** Where a mutation is. */
@@ -106,7 +106,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       inFlight.current = current;
       const before = lastSettled.current;
       lastSettled.current = current.settled;
-      const link = linkSignals(controller.signal, scope);
+      const link = follow(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
       // The intent's key goes only where the stitch asks for one and does not derive its own:
       // a `keyOf` key must win, and a write that never asked for a key must not get one (a

@@ -1,6 +1,7 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import { type CallArgs, linkSignals, type Stitch, type StitchInput } from '../index';
+import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { follow } from './follow';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
 
@@ -77,7 +78,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     byKey.delete(key);
   }
   if (!lease || lease.settled) {
-    const link = linkSignals(options.signal, scope);
+    const link = follow(options.signal, scope);
     lease = openLease(engine, key, {
       stitch: stitch.definition.name,
       scope,

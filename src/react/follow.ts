@@ -1,0 +1,50 @@
+/**
+ * The hooks' signals: each call gets its own signal that follows the hook's cancel and the
+ * scope's (or the caller's) signal. A scope signal outlives thousands of calls, so it carries a
+ * single real listener whatever number of hooks follow it (Node warns past 10); that listener
+ * stays until the signal aborts or is collected, while each call's entry behind it goes when the
+ * call ends.
+ */
+
+/** The listeners behind each signal's one real `abort` listener, in the order they were added. */
+const followers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `listener` when `signal` aborts; returns a function that removes it. */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  const listeners = followers.get(signal) ?? new Set();
+  if (!followers.has(signal)) {
+    followers.set(signal, listeners);
+    signal.addEventListener('abort', () => {
+      for (const run of listeners) run();
+    });
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** One call's signal and the means to end it. */
+export interface Follower {
+  readonly signal: AbortSignal;
+  /** Aborts this call's signal with `reason` (its sources are untouched). */
+  abort(reason: unknown): void;
+  /** Stops following the sources: call it when the call ends. Idempotent. */
+  dispose(): void;
+}
+
+/** A signal that aborts with the reason of the first of `sources` to abort (at once if one has). */
+export function follow(...sources: Array<AbortSignal | undefined>): Follower {
+  const controller = new AbortController();
+  const offs: Array<() => unknown> = [];
+  const dispose = () => {
+    for (const off of offs.splice(0)) off();
+  };
+  const abort = (reason: unknown) => {
+    dispose();
+    controller.abort(reason);
+  };
+  for (const source of sources) {
+    if (source?.aborted) abort(source.reason);
+    else if (source && !controller.signal.aborted) offs.push(onAbort(source, () => abort(source.reason)));
+  }
+  return { signal: controller.signal, abort, dispose };
+}
