@@ -7,15 +7,15 @@
  */
 
 /** The listeners behind each signal's one real `abort` listener, in the order they were added. */
-const followers = new WeakMap<AbortSignal, Set<() => void>>();
+const followers = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
-/** Calls `listener` when `signal` aborts; returns a function that removes it. */
-export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+/** Calls `listener` with the signal's reason when it aborts; returns a function that removes it. */
+export function onAbort(signal: AbortSignal, listener: (reason: unknown) => void): () => void {
   const listeners = followers.get(signal) ?? new Set();
   if (!followers.has(signal)) {
     followers.set(signal, listeners);
     signal.addEventListener('abort', () => {
-      for (const run of listeners) run();
+      for (const run of listeners) run(signal.reason);
     });
   }
   listeners.add(listener);
@@ -34,9 +34,8 @@ export interface Follower {
 /** A signal that aborts with the reason of the first of `sources` to abort (at once if one has). */
 export function follow(...sources: Array<AbortSignal | undefined>): Follower {
   const controller = new AbortController();
-  const offs: Array<() => unknown> = [];
   const dispose = () => {
-    for (const off of offs.splice(0)) off();
+    for (const source of sources) if (source) followers.get(source)?.delete(abort);
   };
   const abort = (reason: unknown) => {
     dispose();
@@ -44,7 +43,7 @@ export function follow(...sources: Array<AbortSignal | undefined>): Follower {
   };
   for (const source of sources) {
     if (source?.aborted) abort(source.reason);
-    else if (source && !controller.signal.aborted) offs.push(onAbort(source, () => abort(source.reason)));
+    else if (source && !controller.signal.aborted) onAbort(source, abort);
   }
   return { signal: controller.signal, abort, dispose };
 }
