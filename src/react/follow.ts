@@ -1,25 +1,30 @@
 /**
  * The hooks' signals: each call gets its own signal that follows the hook's cancel and the
  * scope's (or the caller's) signal. A scope signal outlives thousands of calls, so it carries a
- * single real listener whatever number of hooks follow it (Node warns past 10); that listener
- * stays until the signal aborts or is collected, while each call's entry behind it goes when the
- * call ends.
+ * single real listener whatever number of hooks follow it (Node warns past 10), with the calls
+ * following it in a set behind it: each call leaves the set when it ends, and the listener goes
+ * with the last of them.
  */
 
 /** The listeners behind each signal's one real `abort` listener, in the order they were added. */
 const followers = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
+/** The one real listener, the same function on every signal (so adding it again adds nothing). */
+function fire(this: AbortSignal) {
+  for (const run of followers.get(this) ?? []) run(this.reason);
+}
+
+function off(signal: AbortSignal, listener: (reason: unknown) => void) {
+  const listeners = followers.get(signal);
+  listeners?.delete(listener);
+  if (!listeners?.size) signal.removeEventListener('abort', fire);
+}
+
 /** Calls `listener` with the signal's reason when it aborts; returns a function that removes it. */
 export function onAbort(signal: AbortSignal, listener: (reason: unknown) => void): () => void {
-  const listeners = followers.get(signal) ?? new Set();
-  if (!followers.has(signal)) {
-    followers.set(signal, listeners);
-    signal.addEventListener('abort', () => {
-      for (const run of listeners) run(signal.reason);
-    });
-  }
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  followers.set(signal, (followers.get(signal) ?? new Set()).add(listener));
+  signal.addEventListener('abort', fire);
+  return () => off(signal, listener);
 }
 
 /** One call's signal and the means to end it. */
@@ -35,7 +40,7 @@ export interface Follower {
 export function follow(...sources: Array<AbortSignal | undefined>): Follower {
   const controller = new AbortController();
   const dispose = () => {
-    for (const source of sources) if (source) followers.get(source)?.delete(abort);
+    for (const source of sources) if (source) off(source, abort);
   };
   const abort = (reason: unknown) => {
     dispose();

@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 describe('hooks under one scope', () => {
-  it('put a single listener on its signal, and stop following it once unmounted', async () => {
+  it('put a single listener on its signal, gone with the last of them, and stop following it once unmounted', async () => {
     const { vendor, wrapper } = await setup();
     const getUser = userStitch(vendor);
     let scope: AbortSignal | undefined;
@@ -57,6 +57,8 @@ describe('hooks under one scope', () => {
 
     await actAtOnce(() => rerender(<Page getUser={getUser} readers={0} seen={seen} />));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    // The listener went with the last of them.
+    expect(getEventListeners(scope, 'abort')).toHaveLength(0);
     // The scope's abort now aborts its own controller and nothing else: no follower is left.
     const abort = vi.spyOn(AbortController.prototype, 'abort');
     unmount();
