@@ -50,7 +50,7 @@ export {
   type StoreOperation,
   type TraceSink,
 } from './engine/events';
-export { IDEMPOTENCY_HEADER, type IdempotencyOptions } from './engine/idempotency';
+export { IDEMPOTENCY_HEADER, type IdempotencyOptions, mintKey } from './engine/idempotency';
 export type { InspectEvent, InspectListener } from './engine/inspect';
 export type { InputArg } from './engine/invoke';
 export {

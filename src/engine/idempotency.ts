@@ -91,8 +91,10 @@ function checkKey(key: unknown, stitchName: string, field: string): string {
 }
 
 /**
- * A fresh random key. `crypto.randomUUID` exists only in secure contexts (a plain-http page has
- * none); `crypto.getRandomValues` exists everywhere, so it is the fallback.
+ * A fresh random key, as the engine mints one per call for a stitch with `idempotency: true`: for
+ * a caller that owns the key of an intent across re-issues (`useStitchMutation` does, passing it
+ * as the call's `idempotencyKey`). `crypto.randomUUID` exists only in secure contexts (a
+ * plain-http page has none); `crypto.getRandomValues` exists everywhere, so it is the fallback.
  */
 export function mintKey(): string {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();

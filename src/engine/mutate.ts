@@ -40,7 +40,10 @@ export interface MutationLifecycle<TData, TInput extends StitchInput, TContext> 
    * reason): roll the optimistic update back with `context`, typically with `engine.setData`.
    */
   onError?(error: StitchError, input: TInput, context: TContext | undefined): unknown;
-  /** Last, either way: `error` is `null` after a success. */
+  /**
+   * Last, either way (after a rollback deferred past `onMutate` too): `error` is `null` after a
+   * success. When it has returned, the mutation is over.
+   */
   onSettled?(
     data: TData | undefined,
     error: StitchError | null,
@@ -89,30 +92,10 @@ export function mutate<TData, TInput extends StitchInput, TContext = unknown>(
   input: InputArg<TInput>,
   options: MutateOptions<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): Promise<TData> {
-  return startMutation(stitch, input as TInput, options).outcome;
-}
-
-/** A mutation under way: its outcome, and the end of its lifecycle, rollback included. */
-export interface MutationRun<TData> {
-  /** The written data, or the `StitchError`; raises no unhandled rejection by itself. */
-  readonly outcome: Promise<TData>;
-  /**
-   * Resolves when the last callback has returned: with the outcome, except after a cancel while
-   * `onMutate` was pending, whose rollback comes once `onMutate` settles.
-   */
-  readonly settled: Promise<unknown>;
-}
-
-/** Starts `mutate`'s lifecycle; `useStitchMutation` also waits on its `settled`. */
-export function startMutation<TData, TInput extends StitchInput, TContext>(
-  stitch: Stitch<TData, TInput>,
-  input: TInput,
-  options: MutateOptions<TData, TInput, TContext>,
-): MutationRun<TData> {
-  const rollback: { late?: Promise<void> } = {};
-  const outcome = lifecycle(stitch, input, options, rollback);
-  // Handles the rejection too: the outcome raises no unhandled rejection by itself.
-  return { outcome, settled: outcome.catch(() => rollback.late) };
+  const outcome = lifecycle(stitch, input as TInput, options);
+  // Handled here: the outcome raises no unhandled rejection by itself.
+  outcome.catch(() => {});
+  return outcome;
 }
 
 /**
@@ -121,13 +104,12 @@ export function startMutation<TData, TInput extends StitchInput, TContext>(
  *   onMutate   ──────────────┐ (writes the cache late, returns the context)
  *   signal     ──✕           │
  *   outcome      └ rejected  │ (at once; nothing sent)
- *   rollback                 └ onError(context), onSettled → `rollback.late`
+ *   rollback                 └ onError(context), onSettled
  */
 async function lifecycle<TData, TInput extends StitchInput, TContext>(
   stitch: Stitch<TData, TInput>,
   input: TInput,
   options: MutateOptions<TData, TInput, TContext>,
-  rollback: { late?: Promise<void> },
 ): Promise<TData> {
   const { onMutate, onSuccess, onError, onSettled, invalidates, ...call } = options;
   const engine = call.engine ?? defaultEngine();
@@ -167,7 +149,7 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     await quietly(() => onError?.(result.error, input, context));
     await quietly(() => onSettled?.(undefined, result.error, input, context));
   };
-  if (pending) rollback.late = pending.then(undo);
+  if (pending) pending.then(undo);
   else await undo(context);
   throw result.error;
 }

@@ -1,6 +1,12 @@
-import { reasonMessage } from '../engine/errors';
-import { invoke } from '../engine/invoke';
-import { type Engine, type SafeResult, type Stitch, StitchError, type StitchInput } from '../index';
+import {
+  type CallArgs,
+  type Engine,
+  type SafeResult,
+  type Stitch,
+  StitchError,
+  type StitchInput,
+} from '../index';
+import { messageOf } from './observer';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */
 export interface InfiniteData<TData, TParam> {
@@ -160,7 +166,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   };
 
   const send = (param: TParam, signal: AbortSignal, revalidate: boolean): Promise<SafeResult<TData>> =>
-    invoke(stitch, inputFor(param), { engine, signal, revalidate }).safe();
+    stitch(...([inputFor(param), { engine, signal, revalidate }] as CallArgs<TInput>)).safe();
 
   /**
    * Ends `current` with its data or failure. A fetch whose last holder let go (or that a refetch
@@ -224,7 +230,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     publish({ error: null, fetching: direction, started: snapshot.started + 1 });
     // A page param function of the user's that throws ends the fetch as a `config` error.
     run(current).catch((cause: unknown) => {
-      const message = `useStitchInfinite: a page param function threw: ${reasonMessage(cause)}`;
+      const message = `useStitchInfinite: a page param function threw: ${messageOf(cause)}`;
       finish(current, {
         ok: false,
         data: null,

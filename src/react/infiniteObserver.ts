@@ -1,5 +1,5 @@
-import { onAbort } from '../engine/abort';
 import type { Engine, Stitch, StitchError, StitchInput } from '../index';
+import { onAbort } from './follow';
 import {
   type EntryHolder,
   edgeParam,

@@ -1,5 +1,5 @@
-import type { LinkedSignal } from '../engine/abort';
 import type { Engine, SafeResult } from '../index';
+import type { Follower } from './follow';
 
 /**
  * One suspended read, shared by every render that suspends on its key. React gives no sign when
@@ -24,7 +24,7 @@ export interface Lease {
 }
 
 interface LeaseState extends Lease {
-  readonly link: LinkedSignal;
+  readonly link: Follower;
   /** A ping went out and no render has come back since. */
   awaiting: boolean;
   wakeUp: () => void;
@@ -77,7 +77,7 @@ export function openLease(
   options: {
     stitch: string;
     scope: AbortSignal | undefined;
-    link: LinkedSignal;
+    link: Follower;
     abandonAfter: number;
     start: () => Promise<SafeResult<unknown>>;
   },

@@ -1,14 +1,13 @@
-import { type LinkedSignal, linkSignals } from '../engine/abort';
-import { reasonMessage } from '../engine/errors';
-import { invoke } from '../engine/invoke';
 import {
   type CacheSnapshot,
+  type CallArgs,
   type Engine,
   isAbortError,
   type Stitch,
   StitchError,
   type StitchInput,
 } from '../index';
+import { type Follower, follow } from './follow';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
@@ -68,7 +67,7 @@ export interface ResultView<TData> {
  */
 type Phase =
   | { type: 'idle' }
-  | { type: 'waiting' | 'fetching'; key: string; link: LinkedSignal; cancelled: boolean }
+  | { type: 'waiting' | 'fetching'; key: string; link: Follower; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
 
 /** What a hook reads from: the same stitch, key, signal and scope keep its reference as it is. */
@@ -167,15 +166,11 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const load = (
-    goal: ObserverTarget<TData, TInput>,
-    key: string,
-    link: LinkedSignal,
-    revalidate: boolean,
-  ) => {
+  const load = (goal: ObserverTarget<TData, TInput>, key: string, link: Follower, revalidate: boolean) => {
     const current: Phase = { type: 'fetching', key, link, cancelled: false };
     phase = current;
-    invoke(goal.stitch, goal.input, { engine, signal: link.signal, revalidate })
+    goal
+      .stitch(...([goal.input, { engine, signal: link.signal, revalidate }] as CallArgs<TInput>))
       .safe()
       .then((result) => {
         link.dispose();
@@ -197,7 +192,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       settle(key, null);
       return;
     }
-    const link = linkSignals(goal.signal, goal.scope);
+    const link = follow(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
       load(goal, key, link, revalidate);
       return;
@@ -330,12 +325,21 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 }
 
+/**
+ * What a reason says, as a run's error message says it: an Error's (or any object's) message, a
+ * string itself, or the platform's generic line.
+ */
+export function messageOf(reason: unknown): string {
+  if (typeof reason === 'object' && reason !== null && 'message' in reason) return String(reason.message);
+  return typeof reason === 'string' ? reason : 'The operation was aborted';
+}
+
 /** The error a hook shows for a cancel of its own that no run reported: the same shape a run gives. */
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
 ): StitchError {
-  const message = reasonMessage(reason);
+  const message = messageOf(reason);
   return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
 }
 

@@ -1,6 +1,6 @@
 import { type ReactNode, useContext, useEffect, useRef } from 'react';
-import { onAbort } from '../engine/abort';
 import { ScopeContext } from './context';
+import { onAbort } from './follow';
 
 /** Props of {@link StitchScope}. */
 export interface StitchScopeProps {

@@ -1,9 +1,15 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { linkSignals, raceAbort } from '../engine/abort';
-import { mintKey } from '../engine/idempotency';
-import { type MutationLifecycle, startMutation } from '../engine/mutate';
-import type { Stitch, StitchError, StitchInput } from '../index';
+import {
+  type InputArg,
+  type MutationLifecycle,
+  mintKey,
+  mutate as runMutation,
+  type Stitch,
+  type StitchError,
+  type StitchInput,
+} from '../index';
 import { ScopeContext } from './context';
+import { follow } from './follow';
 import { useEngine } from './provider';
 
 /** Where a mutation is. */
@@ -61,7 +67,8 @@ interface InFlight {
  * `invalidates`; the latest render's callbacks are used). A cancelled mutation (`cancel(reason)`,
  * a scope reset, a superseding `mutate`) rolls back through `onError` and reaches `onSettled`
  * with the abort error, `cause` intact. A superseding `mutate` waits for the superseded one's
- * rollback before its own `onMutate`, so their optimistic updates never interleave.
+ * rollback before its own `onMutate` (or, cancelled meanwhile, before its own rollback), so their
+ * optimistic updates never interleave.
  */
 export function useStitchMutation<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,
@@ -99,46 +106,53 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       inFlight.current = current;
       const before = lastSettled.current;
       lastSettled.current = current.settled;
-      const link = linkSignals(controller.signal, scope);
+      const link = follow(controller.signal, scope);
       show({ status: 'pending', data: undefined, error: null });
-      // The end of this mutation for the next one: its rollback, which a cancel while `onMutate`
-      // is pending defers past the outcome.
-      let rolledBack: Promise<unknown> = Promise.resolve();
+      // The intent's key goes only where the stitch asks for one and does not derive its own:
+      // a `keyOf` key must win, and a write that never asked for a key must not get one (a
+      // keyed write is retried).
+      const policy = stitch.definition.idempotency;
+      const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
+      const { onMutate, onSettled } = lifecycle.current;
       try {
-        // The previous mutation (superseded, or let go by reset()) rolls back first: its rollback
-        // must not undo this one's update.
-        if (before) await raceAbort(before, link.signal).catch(() => {});
-        // The intent's key goes only where the stitch asks for one and does not derive its own:
-        // a `keyOf` key must win, and a write that never asked for a key must not get one (a
-        // keyed write is retried).
-        const policy = stitch.definition.idempotency;
-        const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
-        const run = startMutation(stitch, input as TInput, {
+        const data = await runMutation(stitch, input as InputArg<TInput>, {
           ...lifecycle.current,
           ...owned,
           engine,
           signal: link.signal,
+          // The previous mutation (superseded, or let go by reset()) rolls back first: its
+          // rollback must not undo this one's update. `mutate` races this step with the signal,
+          // and a cancel meanwhile defers this one's rollback past it, as past any `onMutate`.
+          onMutate: before
+            ? async (input, signal) => {
+                await before;
+                // No context: the rollback of a mutation cancelled meanwhile gets `undefined`.
+                return (signal?.aborted ? undefined : onMutate?.(input, signal)) as TContext;
+              }
+            : onMutate,
+          // `onSettled` is the last step either way, rollback included: the end the next waits for.
+          async onSettled(...args) {
+            try {
+              await onSettled?.(...args);
+            } finally {
+              ended();
+            }
+          },
         });
-        rolledBack = run.settled;
-        const result = await run.outcome.then(
-          (data) => ({ ok: true, data }) as const,
-          (error: StitchError) => ({ ok: false, error }) as const,
-        );
-        if (inFlight.current !== current) {
-          if (result.ok) return result.data;
-          throw result.error;
-        }
-        inFlight.current = undefined;
-        if (result.ok) {
-          show({ status: 'success', data: result.data, error: null });
+        if (inFlight.current === current) {
+          inFlight.current = undefined;
+          show({ status: 'success', data, error: null });
           if (mounted.current) setKey(mintKey());
-          return result.data;
         }
-        show({ status: 'error', data: undefined, error: result.error });
-        throw result.error;
+        return data;
+      } catch (error) {
+        if (inFlight.current === current) {
+          inFlight.current = undefined;
+          show({ status: 'error', data: undefined, error: error as StitchError });
+        }
+        throw error;
       } finally {
         link.dispose();
-        rolledBack.then(ended);
       }
     },
     [engine, idempotencyKey, scope, show, stitch],

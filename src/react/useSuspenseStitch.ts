@@ -1,8 +1,7 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import { linkSignals } from '../engine/abort';
-import { invoke } from '../engine/invoke';
-import type { Stitch, StitchInput } from '../index';
+import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
+import { follow } from './follow';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { useEngine } from './provider';
 
@@ -79,13 +78,13 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     byKey.delete(key);
   }
   if (!lease || lease.settled) {
-    const link = linkSignals(options.signal, scope);
+    const link = follow(options.signal, scope);
     lease = openLease(engine, key, {
       stitch: stitch.definition.name,
       scope,
       link,
       abandonAfter: options.abandonAfter ?? 30_000,
-      start: () => invoke(stitch, input, { engine, signal: link.signal }).safe(),
+      start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
   } else renewLease(lease);
   if (committed.current) {

@@ -151,6 +151,27 @@ describe('mutate', () => {
     expect(vendor.requests()).toBe(0);
   });
 
+  it('a cancelled mutation nobody awaits causes no unhandled rejection', async () => {
+    const { vendor, engine } = await startScenario();
+    const { addTodo } = todoStitches(vendor);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      // Fire and forget, as a click handler does.
+      void mutate(addTodo, input, { engine, signal: AbortSignal.abort(), onSettled: () => settle() });
+      await settled;
+      // Node reports an unhandled rejection once the microtasks of a turn have run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(vendor.requests()).toBe(0);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('an onMutate that throws fails the mutation before anything is sent', async () => {
     const { vendor, engine } = await startScenario();
     const { addTodo } = todoStitches(vendor);

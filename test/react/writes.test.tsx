@@ -175,7 +175,11 @@ describe('useStitchMutation lifecycle', () => {
     expect(list()).toBe('success milk,bread');
   });
 
-  it('a cancel while onMutate is pending shows at once; its rollback waits for onMutate, and the next mutation for the rollback', async () => {
+  /**
+   * An optimistic add whose `onMutate` writes its update only once `release()` is called,
+   * recording the title of each rollback.
+   */
+  async function lateOptimisticAdd() {
     const harness = await setup();
     const { vendor, wrapper, answer } = harness;
     const { getTodos, addTodo } = todoStitches(vendor);
@@ -184,6 +188,7 @@ describe('useStitchMutation lifecycle', () => {
     await answer(1, { body: milk });
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack: string[] = [];
     const { result } = renderHook(
       () => {
         const engine = useEngine();
@@ -198,13 +203,19 @@ describe('useStitchMutation lifecycle', () => {
             ]);
             return previous;
           },
-          onError: (_error, _sent, previous) => {
+          onError: (_error, sent, previous) => {
+            rolledBack.push(sent.body.title);
             engine.setData(getTodos, undefined, (current) => previous ?? current);
           },
         });
       },
       { wrapper },
     );
+    return { vendor, result, release, rolledBack };
+  }
+
+  it('a cancel while onMutate is pending shows at once; its rollback waits for onMutate, and the next mutation for the rollback', async () => {
+    const { vendor, result, release } = await lateOptimisticAdd();
     await actAtOnce(() => result.current.mutate({ body: { title: 'eggs' } }));
     const reason = new Error('the user changed their mind');
     await actAtOnce(() => result.current.cancel(reason));
@@ -215,6 +226,23 @@ describe('useStitchMutation lifecycle', () => {
     // 'eggs' was written late and rolled back, before 'bread' was applied.
     expect(list()).toBe('success milk,bread');
     expect(JSON.parse((await vendor.arrival(2)).body)).toEqual({ title: 'bread' });
+  });
+
+  it('a mutation cancelled while it waits for the previous rollback shows at once, sends nothing, and rolls back after it', async () => {
+    const { vendor, result, release, rolledBack } = await lateOptimisticAdd();
+    await actAtOnce(() => result.current.mutate({ body: { title: 'eggs' } }));
+    await actAtOnce(() => result.current.cancel(new Error('not eggs')));
+    await actAtOnce(() => result.current.mutate({ body: { title: 'bread' } }));
+    const reason = new Error('not bread either');
+    await actAtOnce(() => result.current.cancel(reason));
+    expect(result.current).toMatchObject({ status: 'error', error: { kind: 'aborted', cause: reason } });
+    // Neither rollback has run: the first waits for its onMutate, the second for the first.
+    expect(rolledBack).toEqual([]);
+
+    await actAtOnce(release);
+    expect(rolledBack).toEqual(['eggs', 'bread']);
+    expect(list()).toBe('success milk');
+    expect(vendor.requests()).toBe(1);
   });
 
   it('a scope reset cancels the mutation and rolls it back', async () => {
