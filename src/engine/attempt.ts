@@ -9,7 +9,6 @@ import { isStitchError, reasonMessage, type StitchError } from './errors';
 import { isPending } from './maybe';
 import { dispatch } from './send';
 import type { Release, ThrottlePolicy } from './throttle';
-import type { Deadline } from './timeout';
 
 const unthrottled: Release = () => {};
 
@@ -17,28 +16,24 @@ const unthrottled: Release = () => {};
  * A throttle slot, if the stitch has a throttle: at once when this process's throttle has one
  * free, else a wait for one. The wait resolves an error when it gave up.
  */
-function takeSlot<TData>(
-  context: ExecutionContext<TData>,
-  total: Deadline,
-): Release | Promise<Release | StitchError> {
+function takeSlot<TData>(context: ExecutionContext<TData>): Release | Promise<Release | StitchError> {
   const policy = context.definition.throttle;
   if (!policy) return unthrottled;
   const key = policy.key ?? context.request.origin;
   const { throttle, sharedThrottle } = context.parts;
   const local = !sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency);
-  const free = local && !total.signal.aborted && throttle.tryAcquire(key, policy);
-  return free || waitForSlot(context, total, policy, key, local);
+  const free = local && !context.lifetime.signal.aborted && throttle.tryAcquire(key, policy);
+  return free || waitForSlot(context, policy, key, local);
 }
 
 /** Waits for a throttle slot (this process's, or one the store shares); an error when it gave up. */
 async function waitForSlot<TData>(
   context: ExecutionContext<TData>,
-  total: Deadline,
   policy: ThrottlePolicy,
   key: string,
   local: boolean,
 ): Promise<Release | StitchError> {
-  const { parts } = context;
+  const { parts, lifetime: total } = context;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
   const { sharedThrottle } = parts;
   const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
@@ -69,13 +64,12 @@ async function waitForSlot<TData>(
 export async function runAttempt<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
-  total: Deadline,
 ): Promise<AttemptResult<TData>> {
-  const { state, definition, parts, request } = context;
+  const { state, definition, parts, request, lifetime: total } = context;
   advance(context, { type: 'wait', phase: definition.throttle ? 'queued' : 'before-dispatch' });
   let slot: Release | StitchError;
   try {
-    const taking = takeSlot(context, total);
+    const taking = takeSlot(context);
     slot = typeof taking === 'function' ? taking : await taking;
   } catch {
     return { type: 'aborted' };
@@ -114,7 +108,7 @@ export async function runAttempt<TData>(
       }
       admission = verdict.admission;
     }
-    const [outcome, ended] = await dispatch(context, attempt, total);
+    const [outcome, ended] = await dispatch(context, attempt);
     recording = admission?.record(outcome);
     result = ended;
   } catch (error) {

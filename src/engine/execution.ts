@@ -5,7 +5,6 @@ import { reasonMessage, type StitchError } from './errors';
 import { safely } from './events';
 import { isRetryable, nextDelay } from './retry';
 import { summarize } from './run';
-import type { Deadline } from './timeout';
 
 /** An execution's end. `aborted`: its own signal aborted (its last caller left); nobody waits. */
 export type ExecutionResult<TData> =
@@ -29,7 +28,7 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
   let previous: StitchError | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
-      const result: AttemptResult<TData> = await runAttempt(context, attempt, total);
+      const result: AttemptResult<TData> = await runAttempt(context, attempt);
       // Law 4: once the last caller has left, nothing is delivered, so nothing gets cached.
       if (left(context)) return { type: 'aborted' };
       if (result.type !== 'failure') return result;
@@ -57,7 +56,7 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
           fits = typeof asking === 'boolean' ? asking : await raceAbort(asking, total.signal);
         } catch {
           if (left(context)) return { type: 'aborted' };
-          return expiredTotal(context, total, attempt);
+          return expiredTotal(context, attempt);
         }
         if (!fits) return fail(context, error);
       }
@@ -70,7 +69,7 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         await parts.clock.sleep(next.delay, total.signal);
       } catch {
         if (left(context)) return { type: 'aborted' };
-        return expiredTotal(context, total, attempt);
+        return expiredTotal(context, attempt);
       }
     }
   } catch (error) {
@@ -84,9 +83,9 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
 /** The end of an execution whose total deadline passed outside an attempt (backoff, a wait). */
 export function expiredTotal<TData>(
   context: ExecutionContext<TData>,
-  total: Deadline,
   attempt: number,
 ): ExecutionResult<TData> {
+  const total = context.lifetime;
   const dispatched = context.state.requests > 0;
   advance(context, { type: 'timeout', event: { type: 'timeout', phase: 'total', attempt, dispatched } });
   return fail(

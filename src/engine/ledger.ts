@@ -82,7 +82,7 @@ export function createLedger(shared: SharedState): Ledger {
       const storeError = (error: unknown) =>
         context.emit({ type: 'store', operation: 'idempotency', key, error: reasonMessage(error) });
       const stopped = (): ExecutionResult<TData> =>
-        left(context) ? { type: 'aborted' } : expiredTotal(context, total, 0);
+        left(context) ? { type: 'aborted' } : expiredTotal(context, 0);
       for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
         let claim: Claim;
         const claiming = shared.claim(recordKey, owner, lease);

@@ -18,7 +18,6 @@ import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
 import { parseRetryAfter } from './retry';
-import type { Deadline } from './timeout';
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
 function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], status: number): boolean {
@@ -61,16 +60,15 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
 export async function dispatch<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
-  total: Deadline,
 ): Promise<[CircuitOutcome, AttemptResult<TData>]> {
-  const { state, definition, parts, request } = context;
+  const { state, definition, parts, request, lifetime: total } = context;
   // The request leaves a microtask after its call, whatever the policies: a caller that cancels
   // in the same tick sends nothing, and one that joins in it sees the request in its own trace.
   await undefined;
   if (left(context)) return ['neutral', { type: 'aborted' }];
   // The total deadline may pass between the admission and here: then nothing leaves.
   if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
-  const each = context.lifetime.attempt(definition.timeout.each);
+  const each = total.attempt(definition.timeout.each);
   try {
     const headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {

@@ -10,6 +10,12 @@ import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 import { eventTypes, startScenario } from '../helpers/runs';
 
+/** `signal` aborted with the `TimeoutError` of the `phase` deadline. */
+function expectTimeout(signal: AbortSignal, phase: 'each' | 'total') {
+  expect(signal.reason).toBeInstanceOf(DOMException);
+  expect(signal.reason).toMatchObject({ name: 'TimeoutError', message: expect.stringContaining(phase) });
+}
+
 describe('Lifetime', () => {
   it('the total deadline aborts its signal with a TimeoutError and sets expired', async () => {
     const clock = createManualClock(500);
@@ -21,10 +27,7 @@ describe('Lifetime', () => {
     await clock.advance(1);
     expect(lifetime.expired).toBe(true);
     expect(lifetime.ended).toBeUndefined();
-    const reason = lifetime.signal.reason as DOMException;
-    expect(reason).toBeInstanceOf(DOMException);
-    expect(reason.name).toBe('TimeoutError');
-    expect(reason.message).toContain('total');
+    expectTimeout(lifetime.signal, 'total');
     expect(lifetime.remaining()).toBe(0);
     lifetime.dispose();
     expect(clock.pending()).toBe(0);
@@ -62,9 +65,7 @@ describe('Lifetime', () => {
     await clock.advance(100);
     expect(first.expired).toBe(true);
     expect(first.signal.aborted).toBe(true);
-    const reason = first.signal.reason as DOMException;
-    expect(reason.name).toBe('TimeoutError');
-    expect(reason.message).toContain('each');
+    expectTimeout(first.signal, 'each');
     // The execution itself is neither ended nor expired: its next wait or attempt runs on.
     expect(lifetime.signal).not.toBe(first.signal);
     expect(lifetime.signal.aborted).toBe(false);
@@ -89,7 +90,7 @@ describe('Lifetime', () => {
     await clock.advance(50);
     expect(lifetime.expired).toBe(true);
     expect(attempt.expired).toBe(false);
-    expect((attempt.signal.reason as DOMException).message).toContain('total');
+    expectTimeout(attempt.signal, 'total');
     expect(clock.pending()).toBe(0);
   });
 

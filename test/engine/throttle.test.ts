@@ -217,6 +217,38 @@ describe('abort (law 3)', () => {
   });
 });
 
+describe('tryAcquire (the uncontended path, no promise)', () => {
+  it('takes a free slot at once, and takes nothing while the limit is reached or someone waits', async () => {
+    const { throttle, key, flush } = setup();
+    const policy = policyOf({ concurrency: 1 });
+    const held = throttle.tryAcquire(key, policy);
+    expect(held).toBeTypeOf('function');
+    expect(throttle.stats(key)).toEqual({ active: 1, queued: 0 });
+    expect(throttle.tryAcquire(key, policy)).toBeUndefined();
+    const waiter = track(throttle.acquire(key, policy));
+    expect(throttle.stats(key)).toEqual({ active: 1, queued: 1 });
+    held?.();
+    await flush();
+    expect(waiter.status).toBe('fulfilled');
+    // FIFO: the waiter holds the slot now; a try takes nothing and jumps no queue.
+    expect(throttle.tryAcquire(key, policy)).toBeUndefined();
+    waiter.value?.();
+    expect(throttle.stats(key)).toEqual({ active: 0, queued: 0 });
+  });
+
+  it('takes a rate token, and an unused release gives it back', async () => {
+    const { throttle, key } = setup();
+    const policy = policyOf({ concurrency: 5, rate: '1/s' });
+    const first = throttle.tryAcquire(key, policy);
+    first?.();
+    expect(throttle.tryAcquire(key, policy)).toBeUndefined();
+    const unused = policyOf({ concurrency: 5, rate: '1/s' });
+    const other = uniqueKey('throttle');
+    throttle.tryAcquire(other, unused)?.(true);
+    expect(throttle.tryAcquire(other, unused)).toBeTypeOf('function');
+  });
+});
+
 describe('rate', () => {
   it("'2/s' makes the third caller wait until 1000 ms after the first grant", async () => {
     const { clock, throttle, key, flush } = setup();
