@@ -86,7 +86,9 @@ async function typeAndAgree(
 }
 
 describe('the demo', () => {
-  it.each(['/search', '/route-change', '/checkout', '/breaker'])(
+  // Each page opened by its own URL (a reload, a shared link): the demo serves the app there,
+  // never a source module of the same name.
+  it.each(PAGES.map(({ path }) => path))(
     'loads %s with no console error',
     async (path) => {
       const { page, errors } = await open(path);

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { type Engine, mutate, type StitchError } from '../../../src/index';
 import { useEngine, useStitch, useStitchScope } from '../../../src/react/index';
 import { PageIntro } from '../components/PageIntro';
-import { addTodo, deleteTodo, getTodos, renameTodo, type Todo } from '../todos';
+import { addTodo, deleteTodo, getTodos, renameTodo, type Todo } from '../todoStitches';
 
 /** The list's cached data, changed in place: each write's optimistic update and its undo compose. */
 const edit = (engine: Engine, change: (todos: Todo[]) => Todo[]) =>
