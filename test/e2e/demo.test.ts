@@ -88,15 +88,12 @@ async function typeAndAgree(
 describe('the demo', () => {
   // Each page opened by its own URL (a reload, a shared link): the demo serves the app there,
   // never a source module of the same name.
-  it.each(PAGES.map(({ path }) => path))(
-    'loads %s with no console error',
-    async (path) => {
-      const { page, errors } = await open(path);
-      await page.getByRole('navigation', { name: 'Demo pages' }).waitFor();
-      await expectSeenWell(page);
-      expect(errors).toEqual([]);
-    },
-  );
+  it.each(PAGES.map(({ path }) => path))('loads %s with no console error', async (path) => {
+    const { page, errors } = await open(path);
+    await page.getByRole('navigation', { name: 'Demo pages' }).waitFor();
+    await expectSeenWell(page);
+    expect(errors).toEqual([]);
+  });
 
   it('search: one completed request per settled query, the rest cancelled; page and vendor agree', async () => {
     await session.vendor.setControls(SLOW_SEARCH);
