@@ -8,7 +8,7 @@ import { type AttemptResult, advance, type ExecutionContext, failure, left, time
 import { isStitchError, reasonMessage, type StitchError } from './errors';
 import { isPending } from './maybe';
 import { dispatch } from './send';
-import type { Release, ThrottlePolicy } from './throttle';
+import type { Release, ThrottlePolicy, Throttles } from './throttle';
 
 const unthrottled: Release = () => {};
 
@@ -20,26 +20,26 @@ function takeSlot<TData>(context: ExecutionContext<TData>): Release | Promise<Re
   const policy = context.definition.throttle;
   if (!policy) return unthrottled;
   const key = policy.key ?? context.request.origin;
-  const { throttle, sharedThrottle } = context.parts;
-  const local = !sharedThrottle || !((policy.rate && policy.shared.rate) || policy.shared.concurrency);
-  const free = local && !context.lifetime.signal.aborted && throttle.tryAcquire(key, policy);
-  return free || waitForSlot(context, policy, key, local);
+  const throttles = context.parts.use(policy.part);
+  const local = !throttles.shared || !((policy.rate && policy.shared.rate) || policy.shared.concurrency);
+  const free = local && !context.lifetime.signal.aborted && throttles.local.tryAcquire(key, policy);
+  return free || waitForSlot(context, policy, throttles, key, local);
 }
 
 /** Waits for a throttle slot (this process's, or one the store shares); an error when it gave up. */
 async function waitForSlot<TData>(
   context: ExecutionContext<TData>,
   policy: ThrottlePolicy,
+  throttles: Throttles,
   key: string,
   local: boolean,
 ): Promise<Release | StitchError> {
-  const { parts, lifetime: total } = context;
+  const total = context.lifetime;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
-  const { sharedThrottle } = parts;
   const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
   try {
-    if (local || !sharedThrottle) return await parts.throttle.acquire(key, policy, options);
-    return await sharedThrottle(parts.throttle, key, policy, options, (operation, error) =>
+    if (local || !throttles.shared) return await throttles.local.acquire(key, policy, options);
+    return await throttles.shared(throttles.local, key, policy, options, (operation, error) =>
       context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
     );
   } catch (error) {
@@ -84,7 +84,7 @@ export async function runAttempt<TData>(
     let admission: Admission | undefined;
     if (definition.circuit) {
       const key = definition.circuit.key ?? request.origin;
-      const admitting = parts.circuit.admit(key, definition.circuit, {
+      const admitting = parts.use(definition.circuit.part).circuit.admit(key, definition.circuit, {
         transition: (change) => context.emit({ type: 'circuit', ...change }),
         storeError: (error) =>
           context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),

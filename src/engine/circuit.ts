@@ -5,11 +5,13 @@
  * Redis, each timed by the store's own clock. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
-import { CLOSED } from './circuitState';
+import { asState, CLOSED, describeStored, readCircuit } from './circuitState';
 import { configError } from './errors';
 import { safely } from './events';
 import { andThen, isPending, type Maybe } from './maybe';
-import type { CircuitChange, SharedState } from './shared';
+import type { Part } from './parts';
+import { type CircuitChange, circuitTtl, type SharedState } from './shared';
+import type { LocalStore, Store } from './store';
 
 /** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
 export interface Bucket {
@@ -64,6 +66,8 @@ export interface CircuitPolicy {
   probeTimeout: number;
   window: CircuitWindow | undefined;
   isFailureStatus: (status: number) => boolean;
+  /** The engine's breakers, which the policy brings with it (an engine makes them on first use). */
+  part: Part<Breakers>;
 }
 
 /** What one attempt proved about the vendor; a caller's abort, a 4xx, an undispatched try: `'neutral'`. */
@@ -183,6 +187,7 @@ export function normalizeCircuit(
       minimum: positive(w.minimum, 'circuit.window.minimum', true, 10),
     },
     isFailureStatus: failureStatus ?? ((code) => code >= 500),
+    part: breakers,
   };
 }
 
@@ -274,7 +279,7 @@ const limitsOf = ({ failures, cooldown, probeTimeout, window }: CircuitPolicy): 
  * @param deps.onChange called after each committed write, with the state stored. @default none
  */
 export function createCircuit(deps: {
-  shared: SharedState;
+  shared: Pick<SharedState, 'circuit'>;
   onTransition?: TransitionListener;
   onStoreError?: (error: unknown) => void;
   onChange?: (key: string, state: CircuitState) => void;
@@ -381,12 +386,61 @@ export function createCircuit(deps: {
         return failOpen(error);
       }
     },
-    async state(key) {
-      const read = await shared.circuit(key, { type: 'read' }, READ_LIMITS);
-      return read.to;
-    },
+    state: (key) => readCircuit(shared, undefined, key),
   };
 }
 
-/** Limits for a `read`, which changes nothing and so uses none. */
-const READ_LIMITS: CircuitLimits = { failures: 1, cooldown: 0, probeTimeout: 0, window: undefined };
+/**
+ * A breaker change over any `Store`, timed by `now`: it reads first and writes only when the state
+ * would change (a closed breaker costs one read); `update` re-runs the step on the value it holds,
+ * so a read gone stale in between is harmless. Over the engine's own {@link LocalStore}, which
+ * answers at once, a change takes no promise.
+ */
+export function storeCircuit(store: Store | LocalStore, now: () => number): SharedState['circuit'] {
+  return (key, command, limits) => {
+    const storeKey = `circuit:${key}`;
+    const at = now();
+    const step = circuitStep(command, limits, at);
+    return andThen(store.get<unknown>(storeKey), (read) => {
+      const seen = asState(read);
+      const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
+      const current = seen ?? CLOSED;
+      // A corrupt value is written over by the next change, whatever the step.
+      if (command.type === 'read' || (seen !== undefined && step(current) === current))
+        return { from: current, to: current, now: at, ...corrupt };
+      // Overwritten on each call of the transition; the store commits the last call's result.
+      let from = current;
+      const written = store.update<unknown>(
+        storeKey,
+        (stored) => {
+          from = asState(stored) ?? CLOSED;
+          return step(from);
+        },
+        circuitTtl(limits),
+      );
+      return andThen(written, (to) => ({ from, to: asState(to) ?? CLOSED, now: at, ...corrupt }));
+    });
+  };
+}
+
+/** An engine's breakers, and the state it last wrote per key (what a new inspector hears first). */
+export interface Breakers {
+  readonly circuit: Circuit;
+  readonly written: ReadonlyMap<string, CircuitState>;
+}
+
+/** The breakers part: over the store's own operation where it has one, else over the engine's store. */
+const breakers: Part<Breakers> = {
+  create({ shared, store, clock, notify }) {
+    const written = new Map<string, CircuitState>();
+    const circuit = createCircuit({
+      shared: shared ?? { circuit: storeCircuit(store, () => clock.now()) },
+      onChange(key, state) {
+        written.set(key, state);
+        notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
+      },
+    });
+    return { circuit, written };
+  },
+  current: ({ written }, at) => [...written].map(([key, state]) => ({ type: 'circuit', key, state, at })),
+};

@@ -3,7 +3,9 @@
  * code (or a corrupt one) may hold anything under `circuit:<key>`, and a state without `until`
  * would keep the breaker open for ever with `retryAfter` NaN.
  */
-import type { Bucket, CircuitState } from './circuit';
+import type { Bucket, CircuitLimits, CircuitState } from './circuit';
+import type { SharedState } from './shared';
+import type { LocalStore, Store } from './store';
 
 /** A breaker with nothing recorded: what an absent entry means. */
 export const CLOSED: CircuitState = { state: 'closed', failures: 0 };
@@ -55,4 +57,20 @@ export function describeStored(value: unknown): string {
     text = Object.prototype.toString.call(value);
   }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** Limits for a `read`, which changes nothing and so uses none. */
+const READ_LIMITS: CircuitLimits = { failures: 1, cooldown: 0, probeTimeout: 0, window: undefined };
+
+/**
+ * The stored state of breaker `key`, changing nothing: through the store's own operation where it
+ * has one (`shared`), else read from `store` (a corrupt value reads as closed).
+ */
+export async function readCircuit(
+  shared: Pick<SharedState, 'circuit'> | undefined,
+  store: Store | LocalStore | undefined,
+  key: string,
+): Promise<CircuitState> {
+  if (shared) return (await shared.circuit(key, { type: 'read' }, READ_LIMITS)).to;
+  return asState(await store?.get(`circuit:${key}`)) ?? CLOSED;
 }

@@ -2,29 +2,24 @@
  * What every stage of the pipeline below the coalescer shares: the engine's parts, the
  * execution's context and live state, and how a stage turns an ending into an error.
  */
-import type { Circuit } from './circuit';
 import type { Clock } from './clock';
 import type { StitchDefinition } from './definition';
 import { StitchError, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import type { Lifetime } from './lifetime';
 import type { HeadersHook } from './outgoing';
+import type { Parts } from './parts';
 import type { BuiltRequest } from './request';
-import { isRetryable, type RetryBudget, type RetryPolicy } from './retry';
+import { isRetryable, type RetryPolicy } from './retry';
 import type { Counts } from './run';
-import type { SharedThrottle } from './shared';
-import type { Throttle } from './throttle';
 import type { Deadline } from './timeout';
 
 /** What the engine's modules share across runs. */
 export interface EngineParts {
   readonly fetch: typeof globalThis.fetch;
   readonly clock: Clock;
-  readonly circuit: Circuit;
-  readonly throttle: Throttle;
-  readonly budget: RetryBudget;
-  /** The throttle's parts shared across processes (rate, concurrency), when the store can share them. */
-  readonly sharedThrottle: SharedThrottle | undefined;
+  /** The engine's instance of a policy's part (its breakers, throttles, retry budgets). */
+  readonly use: Parts['use'];
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
   /** The engine's `headers` option, consulted at each dispatch. */

@@ -1,6 +1,7 @@
 import { type CacheSnapshot, createCache, type DehydratedState } from './cache';
 import { cacheKey, createCall } from './call';
-import { type Circuit, type CircuitState, createCircuit } from './circuit';
+import type { CircuitState } from './circuit';
+import { readCircuit } from './circuitState';
 import { type Clock, createRealClock } from './clock';
 import { createCoalescer } from './coalescer';
 import type { EngineParts } from './context';
@@ -11,13 +12,12 @@ import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
-import { createLedger } from './ledger';
+import { createLedger, storeRecords } from './ledger';
 import { checkHeadersHook } from './outgoing';
+import { createParts } from './parts';
 import type { StitchInput } from './request';
-import { createRetryBudget } from './retry';
-import { boundedShared, isSharedState, sharedThrottle, storeState } from './shared';
+import { boundedShared, isSharedState } from './shared';
 import { boundedStore, createLocalStore, timeBound } from './store';
-import { createThrottle } from './throttle';
 
 /** Anything that carries a stitch definition: a stitch itself, or its `definition`. */
 export type StitchLike<TData = unknown, TInput extends StitchInput = StitchInput> = {
@@ -105,39 +105,21 @@ export function createEngine(options?: EngineOptions): Engine {
   // The memory store answers at once; only a store of the user's (networked, say) may hang.
   const given = checked.store;
   const bound = timeBound(clock.schedule, checked.storeTimeout);
-  const shared = isSharedState(given)
-    ? boundedShared(given, bound)
-    : storeState(
-        given
-          ? boundedStore(given, clock.schedule, checked.storeTimeout)
-          : createLocalStore(() => clock.now()),
-        () => clock.now(),
-      );
+  const shared = isSharedState(given) ? boundedShared(given, bound) : undefined;
+  // A store that implements the shared operations itself keeps nothing in a plain store.
+  const store =
+    given && !isSharedState(given)
+      ? boundedStore(given, clock.schedule, checked.storeTimeout)
+      : createLocalStore(() => clock.now());
   const configured = checked.redact.map((name) => name.toLowerCase());
   const secret = new Set([...SECRET_HEADERS, ...SECRET_QUERY, ...configured]);
   const inspector = createInspector();
-  // The last state this engine wrote per breaker, so a late inspector starts from it.
-  const breakers = new Map<string, CircuitState>();
-  const circuit: Circuit = createCircuit({
-    shared,
-    onChange(key, state) {
-      breakers.set(key, state);
-      inspector.notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
-    },
-  });
-  const throttle = createThrottle(clock, (key, active, queued) =>
-    inspector.notify(() => ({ type: 'throttle', key, active, queued, at: clock.now() })),
-  );
+  // Breakers, throttles and retry budgets: made by the first stitch whose policy needs them.
+  const made = createParts({ clock, shared, store, notify: (build) => inspector.notify(build) });
   const parts: EngineParts = {
     fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     clock,
-    circuit,
-    throttle,
-    budget:
-      shared.budget && shared.shareBudget
-        ? shared.shareBudget({ budget: shared.budget }, createRetryBudget(clock), clock)
-        : createRetryBudget(clock),
-    sharedThrottle: sharedThrottle(shared, clock),
+    use: made.use,
     secret,
     headers: checkHeadersHook(options?.headers),
   };
@@ -169,7 +151,7 @@ export function createEngine(options?: EngineOptions): Engine {
     cache,
     keys,
     coalescer: createCoalescer(),
-    ledger: createLedger(shared),
+    ledger: createLedger(shared ?? storeRecords(store)),
     inspector,
     // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
     sink: () => (inspector.active ? inspected : traced),
@@ -185,7 +167,7 @@ export function createEngine(options?: EngineOptions): Engine {
   return {
     call,
     clock,
-    circuitState: (key) => circuit.state(key),
+    circuitState: (key) => readCircuit(shared, store, key),
     keyOf: (stitch, input) => cacheKey(keys, stitch.definition, input),
     subscribe: (key, listener) => cache.subscribe(key, listener),
     getSnapshot: (key) => cache.snapshot(key),
@@ -220,9 +202,7 @@ export function createEngine(options?: EngineOptions): Engine {
       const at = clock.now();
       for (const [key, snapshot, readers] of cache.list())
         safely(listener, { type: 'cache', key, snapshot, readers, at, invalidate: invalidateKey(key) });
-      for (const key of throttle.keys())
-        safely(listener, { type: 'throttle', key, ...throttle.stats(key), at });
-      for (const [key, state] of breakers) safely(listener, { type: 'circuit', key, state, at });
+      for (const event of made.current(at)) safely(listener, event);
       return inspector.subscribe(listener);
     },
   };

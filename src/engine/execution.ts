@@ -23,7 +23,8 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
   const { definition, parts, retry } = context;
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
   const budgetKey = definition.circuit?.key ?? context.request.origin;
-  if (retry.budget) parts.budget.recordCall(budgetKey, retry.budget);
+  const budget = retry.budget && parts.use(retry.budget.part);
+  if (retry.budget) budget?.recordCall(budgetKey, retry.budget);
   const total = context.lifetime;
   let previous: StitchError | undefined;
   try {
@@ -43,13 +44,13 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         remaining: total.remaining(),
       });
       if ('giveUp' in next) return fail(context, error);
-      if (retry.budget) {
+      if (budget && retry.budget) {
         // The ask may outlive the run (it is raced, not cut): a late store failure is not this run's news.
         const storeError = (cause: unknown) => {
           if (total.signal.aborted) return;
           context.emit({ type: 'store', operation: 'budget', key: budgetKey, error: reasonMessage(cause) });
         };
-        const asking = parts.budget.tryRetry(budgetKey, retry.budget, storeError);
+        const asking = budget.tryRetry(budgetKey, retry.budget, storeError);
         // A slow store is bounded by the total deadline too, never only by `storeTimeout`.
         let fits: boolean;
         try {

@@ -15,7 +15,8 @@ import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
 import { isPlainData } from './keys';
-import type { Claim, SharedState } from './shared';
+import type { Claim, IdempotencyRecord, SharedState } from './shared';
+import type { LocalStore, Store } from './store';
 
 /** How long a claim holds a key beyond the call's total deadline (or alone, without one). */
 const LEASE_MARGIN = 5_000;
@@ -38,8 +39,34 @@ export interface Ledger {
   ): Promise<ExecutionResult<TData>>;
 }
 
+/** The records' operations over any `Store` (the engine's own memory store by default). */
+export function storeRecords(store: Store | LocalStore): Pick<SharedState, 'claim' | 'settle'> {
+  return {
+    async claim(key, owner, lease) {
+      const storeKey = `idempotency:${key}`;
+      const held = (current: IdempotencyRecord | undefined): Claim =>
+        current === undefined || (current.state === 'pending' && current.owner === owner)
+          ? { status: 'claimed' }
+          : current.state === 'done'
+            ? { status: 'done', data: current.data }
+            : { status: 'pending' };
+      const seen = await store.get<IdempotencyRecord>(storeKey);
+      if (seen) return held(seen);
+      const mine: IdempotencyRecord = { state: 'pending', owner };
+      return held(await store.update<IdempotencyRecord>(storeKey, (current) => current ?? mine, lease));
+    },
+    async settle(key, owner, outcome, ttl) {
+      const storeKey = `idempotency:${key}`;
+      const current = await store.get<IdempotencyRecord>(storeKey);
+      if (current && (current.state !== 'pending' || current.owner !== owner)) return;
+      if (outcome) await store.set<IdempotencyRecord>(storeKey, { state: 'done', data: outcome.data }, ttl);
+      else if (current) await store.delete(storeKey);
+    },
+  };
+}
+
 /** Creates the ledger over `shared`. Waiters in this process wake as soon as a key here settles. */
-export function createLedger(shared: SharedState): Ledger {
+export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Ledger {
   const waiters = new Map<string, Set<() => void>>();
 
   const wake = (key: string) => {

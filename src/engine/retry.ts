@@ -2,6 +2,8 @@
  * the attempt loop that calls these lives in the engine. */
 import type { Clock } from './clock';
 import { configError, type StitchError, type StitchErrorKind } from './errors';
+import type { Part } from './parts';
+import type { BudgetLimits } from './shared';
 
 /** Exponential backoff between attempts. */
 export interface BackoffOptions {
@@ -52,7 +54,12 @@ export interface RetryPolicy {
   /** `undefined`: `Retry-After` is ignored. */
   readonly retryAfterMax: number | undefined;
   /** `undefined`: no budget. */
-  readonly budget: Readonly<Required<RetryBudgetOptions>> | undefined;
+  readonly budget: RetryBudgetPolicy | undefined;
+}
+
+/** A validated retry budget, bringing the engine's budgets with it (made on first use). */
+export interface RetryBudgetPolicy extends Readonly<Required<RetryBudgetOptions>> {
+  readonly part: Part<RetryBudget>;
 }
 
 const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
@@ -114,7 +121,7 @@ export function normalizeRetry(
     if (!isNonNegative(ratio) || ratio > 1) fail('retry.budget.ratio', 'must be a number from 0 to 1');
     if (!Number.isInteger(floor) || floor < 0) fail('retry.budget.floor', 'must be an integer ≥ 0');
     if (!isNonNegative(window) || window === 0) fail('retry.budget.window', 'must be a finite number > 0');
-    budget = { ratio, floor, window };
+    budget = { ratio, floor, window, part: budgets };
   }
 
   return {
@@ -199,14 +206,14 @@ export function nextDelay(args: {
 /** Per-key retry budgets; see {@link RetryBudgetOptions}. Holds no timer. */
 export interface RetryBudget {
   /** Counts one logical call (not one attempt) against `key`. */
-  recordCall(key: string, budget: NonNullable<RetryPolicy['budget']>): void;
+  recordCall(key: string, budget: BudgetLimits): void;
   /**
    * Whether one more retry fits the budget of `key`; if it does, it is counted. A budget kept in a
    * shared store answers asynchronously and tells `onStoreError` when it had to decide alone.
    */
   tryRetry(
     key: string,
-    budget: NonNullable<RetryPolicy['budget']>,
+    budget: BudgetLimits,
     onStoreError?: (error: unknown) => void,
   ): boolean | Promise<boolean>;
 }
@@ -266,3 +273,13 @@ export function createRetryBudget(clock: Clock): RetryBudget {
     },
   };
 }
+
+/** The retry budgets part: shared across processes where the store can share them. */
+const budgets: Part<RetryBudget> = {
+  create({ clock, shared }) {
+    const local = createRetryBudget(clock);
+    return shared?.budget && shared.shareBudget
+      ? shared.shareBudget({ budget: shared.budget }, local, clock)
+      : local;
+  },
+};

@@ -1,17 +1,14 @@
 /**
  * Shared state: what the breaker, idempotency records, and (with a networked store) the throttle's
- * rate, its concurrency slots and the retry budget keep between calls, as a handful of atomic operations. The memory
- * store and any `Store` get them from {@link storeState}, built on `Store.update`; `stitch-fetch/redis`
- * implements them as Lua scripts, each one round trip, timed by the Redis server's clock (the
- * processes' own clocks cannot be compared).
+ * rate, its concurrency slots and the retry budget keep between calls, as a handful of atomic
+ * operations. Over the memory store or any `Store`, each policy builds its own on `Store.update`
+ * (`storeCircuit`, `storeRecords`); `stitch-fetch/redis` implements them as Lua scripts, each one
+ * round trip, timed by the Redis server's clock (the processes' own clocks cannot be compared).
  */
-import { type CircuitCommand, type CircuitLimits, type CircuitState, circuitStep } from './circuit';
-import { asState, CLOSED, describeStored } from './circuitState';
+import type { CircuitCommand, CircuitLimits, CircuitState } from './circuit';
 import type { Clock } from './clock';
 import type { StoreOperation } from './events';
-import { andThen } from './maybe';
 import type { RetryBudget } from './retry';
-import type { LocalStore, Store } from './store';
 import type { AcquireOptions, Release, Throttle, ThrottlePolicy } from './throttle';
 
 /** A breaker operation's result: the state before and after, and the store's time (ms) it used. */
@@ -137,61 +134,6 @@ export function circuitTtl(limits: CircuitLimits): number {
   return 2 * (limits.cooldown + limits.probeTimeout) + (limits.window?.size ?? 0);
 }
 
-/**
- * Shared state over any `Store`, timed by `now`. A breaker change reads first and writes only when
- * the state would change (a closed breaker costs one read); `update` re-runs the step on the value
- * it holds, so a read gone stale in between is harmless. Over the engine's own {@link LocalStore},
- * which answers at once, a breaker change takes no promise.
- */
-export function storeState(store: Store | LocalStore, now: () => number): SharedState {
-  return {
-    circuit(key, command, limits) {
-      const storeKey = `circuit:${key}`;
-      const at = now();
-      const step = circuitStep(command, limits, at);
-      return andThen(store.get<unknown>(storeKey), (read) => {
-        const seen = asState(read);
-        const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
-        const current = seen ?? CLOSED;
-        // A corrupt value is written over by the next change, whatever the step.
-        if (command.type === 'read' || (seen !== undefined && step(current) === current))
-          return { from: current, to: current, now: at, ...corrupt };
-        // Overwritten on each call of the transition; the store commits the last call's result.
-        let from = current;
-        const written = store.update<unknown>(
-          storeKey,
-          (stored) => {
-            from = asState(stored) ?? CLOSED;
-            return step(from);
-          },
-          circuitTtl(limits),
-        );
-        return andThen(written, (to) => ({ from, to: asState(to) ?? CLOSED, now: at, ...corrupt }));
-      });
-    },
-    async claim(key, owner, lease) {
-      const storeKey = `idempotency:${key}`;
-      const held = (current: IdempotencyRecord | undefined): Claim =>
-        current === undefined || (current.state === 'pending' && current.owner === owner)
-          ? { status: 'claimed' }
-          : current.state === 'done'
-            ? { status: 'done', data: current.data }
-            : { status: 'pending' };
-      const seen = await store.get<IdempotencyRecord>(storeKey);
-      if (seen) return held(seen);
-      const mine: IdempotencyRecord = { state: 'pending', owner };
-      return held(await store.update<IdempotencyRecord>(storeKey, (current) => current ?? mine, lease));
-    },
-    async settle(key, owner, outcome, ttl) {
-      const storeKey = `idempotency:${key}`;
-      const current = await store.get<IdempotencyRecord>(storeKey);
-      if (current && (current.state !== 'pending' || current.owner !== owner)) return;
-      if (outcome) await store.set<IdempotencyRecord>(storeKey, { state: 'done', data: outcome.data }, ttl);
-      else if (current) await store.delete(storeKey);
-    },
-  };
-}
-
 /** Whether `value` is a `SharedState` (a store that implements the operations itself, like Redis's). */
 export function isSharedState(value: unknown): value is SharedState {
   const candidate = value as Partial<SharedState> | null;
@@ -231,11 +173,4 @@ export function boundedShared(
       budget: (key, limits, calls, retry) => bound(() => budget.call(shared, key, limits, calls, retry)),
     }),
   };
-}
-
-/** The throttle's shared parts over `shared`, when it can share them across processes. */
-export function sharedThrottle(shared: SharedState, clock: Clock): SharedThrottle | undefined {
-  const { takeRate, returnRate, endRate, takeSlot, returnSlot, shareThrottle } = shared;
-  if (!takeRate || !returnRate || !endRate || !takeSlot || !returnSlot || !shareThrottle) return undefined;
-  return shareThrottle({ takeRate, returnRate, endRate, takeSlot, returnSlot }, clock);
 }

@@ -6,6 +6,8 @@
 import { abortReason, onAbort } from './abort';
 import type { CancelTimer, Clock } from './clock';
 import { configError, StitchError } from './errors';
+import type { Part } from './parts';
+import type { SharedState, SharedThrottle } from './shared';
 
 /** The `throttle` option of a stitch. At least one of `concurrency` and `rate` is required. */
 export interface ThrottleOptions {
@@ -53,6 +55,8 @@ export interface ThrottlePolicy {
   maxWait: number;
   /** What the store shares when it can. @default { rate: true, concurrency: false } */
   shared: { rate: boolean; concurrency: boolean };
+  /** The engine's throttles, which the policy brings with it (an engine makes them on first use). */
+  part: Part<Throttles>;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000 };
@@ -139,6 +143,7 @@ export function normalizeThrottle(
     rate: parsed,
     maxWait: maxWait ?? Infinity,
     shared: normalizeShared(shared, concurrency, stitchName),
+    part: throttles,
   };
 }
 
@@ -377,3 +382,28 @@ export function createThrottle(
 
   return { acquire, tryAcquire, stats, keys: () => [...keys.keys()] };
 }
+
+/** An engine's throttles: this process's own, and the parts a store shares across processes. */
+export interface Throttles {
+  readonly local: Throttle;
+  /** Present when the store can share the throttle's rate and slots. */
+  readonly shared: SharedThrottle | undefined;
+}
+
+/** The throttle's shared parts over `shared`, when it can share them across processes. */
+function sharedThrottle(shared: SharedState, clock: Clock): SharedThrottle | undefined {
+  const { takeRate, returnRate, endRate, takeSlot, returnSlot, shareThrottle } = shared;
+  if (!takeRate || !returnRate || !endRate || !takeSlot || !returnSlot || !shareThrottle) return undefined;
+  return shareThrottle({ takeRate, returnRate, endRate, takeSlot, returnSlot }, clock);
+}
+
+/** The throttles part; each change of a key's queue goes to the engine's inspectors. */
+const throttles: Part<Throttles> = {
+  create: ({ clock, shared, notify }) => ({
+    local: createThrottle(clock, (key, active, queued) =>
+      notify(() => ({ type: 'throttle', key, active, queued, at: clock.now() })),
+    ),
+    shared: shared && sharedThrottle(shared, clock),
+  }),
+  current: ({ local }, at) => local.keys().map((key) => ({ type: 'throttle', key, ...local.stats(key), at })),
+};

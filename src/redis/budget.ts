@@ -5,8 +5,8 @@
  * When the store fails, the process's own budget decides.
  */
 import type { Clock } from '../engine/clock';
-import type { RetryBudget, RetryPolicy } from '../engine/retry';
-import type { BudgetStore } from '../engine/shared';
+import type { RetryBudget } from '../engine/retry';
+import type { BudgetLimits, BudgetStore } from '../engine/shared';
 
 /** The retry budget over `store`, falling back to `local` while the store fails. */
 export function createSharedBudget(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget {
@@ -19,7 +19,7 @@ export function createSharedBudget(store: BudgetStore, local: RetryBudget, clock
     return state;
   };
 
-  const send = async (key: string, budget: NonNullable<RetryPolicy['budget']>, retry: boolean) => {
+  const send = async (key: string, budget: BudgetLimits, retry: boolean) => {
     const state = stateOf(key);
     const calls = state.unsent;
     state.unsent = 0;

@@ -7,9 +7,9 @@ import {
   type CircuitTransition,
   createCircuit,
   normalizeCircuit,
+  storeCircuit,
 } from '../../src/engine/circuit';
 import { isStitchError } from '../../src/engine/errors';
-import { storeState } from '../../src/engine/shared';
 import { createMemoryStore, type Store } from '../../src/engine/store';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
@@ -22,7 +22,7 @@ function setup(store?: (memory: Store) => Store) {
   const transitions: CircuitTransition[] = [];
   const storeErrors: unknown[] = [];
   const circuit = createCircuit({
-    shared: storeState(store ? store(memory) : memory, clock.now),
+    shared: { circuit: storeCircuit(store ? store(memory) : memory, clock.now) },
     onTransition: (t) => transitions.push(t),
     onStoreError: (error) => storeErrors.push(error),
   });
@@ -308,7 +308,7 @@ describe('store contract', () => {
   it('keeps working when the transition listener throws', async () => {
     const clock = createManualClock();
     const circuit = createCircuit({
-      shared: storeState(createMemoryStore(clock.now), clock.now),
+      shared: { circuit: storeCircuit(createMemoryStore(clock.now), clock.now) },
       onTransition: () => {
         throw new Error('listener bug');
       },

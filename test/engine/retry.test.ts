@@ -41,7 +41,7 @@ describe('normalizeRetry', () => {
     const policy = get();
     expect(policy.backoff).toEqual({ base: 100, max: 10_000, factor: 2, jitter: 'full' });
     expect(policy.retryAfterMax).toBe(60_000);
-    expect(policy.budget).toEqual({ ratio: 0.2, floor: 10, window: 10_000 });
+    expect(policy.budget).toEqual({ ratio: 0.2, floor: 10, window: 10_000, part: expect.any(Object) });
     expect(get({ retryAfter: false, budget: false })).toMatchObject({
       retryAfterMax: undefined,
       budget: undefined,

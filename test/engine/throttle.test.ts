@@ -365,6 +365,7 @@ describe('normalizeThrottle', () => {
       rate: undefined,
       maxWait: Infinity,
       shared: { rate: true, concurrency: false },
+      part: expect.any(Object),
     });
     expect(normalizeThrottle({ key: 'api', rate: { count: 3, per: 50 }, maxWait: 0 }, 'x')).toEqual({
       key: 'api',
@@ -372,6 +373,7 @@ describe('normalizeThrottle', () => {
       rate: { count: 3, per: 50 },
       maxWait: 0,
       shared: { rate: true, concurrency: false },
+      part: expect.any(Object),
     });
     expect(normalizeThrottle({ rate: '1/s', shared: false }, 'x')?.shared).toEqual({
       rate: false,

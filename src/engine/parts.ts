@@ -1,0 +1,50 @@
+/**
+ * Engine-wide state that only some stitches need (breakers, throttle queues, retry budgets) is a
+ * {@link Part}: the policy that needs it names it, and the engine makes it on first use. The
+ * engine itself never imports a policy, so an app whose stitches have no breaker bundles no
+ * breaker code.
+ */
+import type { Clock } from './clock';
+import type { InspectEvent } from './inspect';
+import type { SharedState } from './shared';
+import type { LocalStore, Store } from './store';
+
+/** What a part is made from: the engine's clock, its store, and its inspector. */
+export interface PartHost {
+  readonly clock: Clock;
+  /** The store's own operations, when it implements them (Redis's); each bounded by `storeTimeout`. */
+  readonly shared: SharedState | undefined;
+  /** The engine's store (its own memory store by default), bounded likewise. */
+  readonly store: Store | LocalStore;
+  /** Tells whoever inspects the engine of a change; `build` runs only while someone listens. */
+  readonly notify: (build: () => InspectEvent) => void;
+}
+
+/** A piece of engine-wide state, made once per engine by the first call that needs it. */
+export interface Part<T> {
+  create(host: PartHost): T;
+  /** What an inspector that starts listening hears first about this part's state, at `at`. */
+  current?(state: T, at: number): Iterable<InspectEvent>;
+}
+
+/** The parts one engine has made so far. */
+export interface Parts {
+  /** The engine's instance of `part`, made now if this is its first use. */
+  use<T>(part: Part<T>): T;
+  /** What a new inspector hears first about every part made so far, at `at`. */
+  current(at: number): InspectEvent[];
+}
+
+/** Makes each part on first use, over `host`. */
+export function createParts(host: PartHost): Parts {
+  const made = new Map<Part<unknown>, unknown>();
+  return {
+    use<T>(part: Part<T>): T {
+      if (made.has(part)) return made.get(part) as T;
+      const state = part.create(host);
+      made.set(part as Part<unknown>, state);
+      return state;
+    },
+    current: (at) => [...made].flatMap(([part, state]) => [...(part.current?.(state, at) ?? [])]),
+  };
+}
