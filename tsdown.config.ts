@@ -3,6 +3,7 @@ import { defineConfig } from 'tsdown';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    'lite/index': 'src/lite/index.ts',
     'react/index': 'src/react/index.ts',
     'testing/index': 'src/testing/index.ts',
     'otel/index': 'src/otel/index.ts',

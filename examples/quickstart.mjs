@@ -2,7 +2,7 @@
 // It starts a tiny slow vendor on 127.0.0.1, reads from it, cancels a read mid-flight, and prints
 // what each run reports, including whether the vendor saw the socket close.
 import { createServer } from 'node:http';
-import { createEngine, isAbortError, stitch } from 'stitch-fetch';
+import { circuit, createEngine, isAbortError, retry, stitch } from 'stitch-fetch';
 
 const hungUp = [];
 const vendor = createServer((request, response) => {
@@ -21,9 +21,9 @@ const { port } = vendor.address();
 const getUser = stitch({
   name: 'getUser',
   url: `http://127.0.0.1:${port}/users/{id}`,
-  retry: { attempts: 3 },
+  retry: retry({ attempts: 3 }),
   timeout: { each: 2_000, total: 8_000 },
-  circuit: { failures: 5, cooldown: 30_000 },
+  circuit: circuit({ failures: 5, cooldown: 30_000 }),
 });
 const engine = createEngine();
 

@@ -4,19 +4,29 @@
  * @module stitch-fetch
  */
 export type { CacheOptions, CacheSnapshot, DehydratedState } from './engine/cache';
-export type { CircuitOptions, CircuitOutcome, CircuitState, CircuitWindow } from './engine/circuit';
+export {
+  type CircuitOptions,
+  type CircuitOutcome,
+  type CircuitState,
+  type CircuitWindow,
+  circuit,
+} from './engine/circuit';
 export { type CancelTimer, type Clock, createRealClock } from './engine/clock';
 export type {
   CallArgs,
   CallOptions,
+  CircuitValue,
   HttpMethod,
   InputFor,
   PathParamNames,
+  PolicyValue,
   ResolvedInput,
+  RetryValue,
   Stitch,
   StitchConfig,
   StitchDefinition,
   StitchHooks,
+  ThrottleValue,
 } from './engine/definition';
 export {
   createEngine,
@@ -65,10 +75,10 @@ export { type PrefetchOptions, prefetch } from './engine/prefetch';
 export type { RedirectMode } from './engine/redirectMode';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
-export type { BackoffOptions, RetryBudgetOptions, RetryOptions } from './engine/retry';
+export { type BackoffOptions, type RetryBudgetOptions, type RetryOptions, retry } from './engine/retry';
 export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
 export type { CircuitChange, Claim, SharedState } from './engine/shared';
 export { stitch } from './engine/stitch';
 export { createMemoryStore, type Store } from './engine/store';
-export type { SharedThrottleOptions, ThrottleOptions } from './engine/throttle';
+export { type SharedThrottleOptions, type ThrottleOptions, throttle } from './engine/throttle';
 export type { TimeoutOptions } from './engine/timeout';

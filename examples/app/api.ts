@@ -1,16 +1,19 @@
-import { type CircuitOptions, stitch } from '../../src/index';
+import type { CircuitOptions } from '../../src/index';
+import { circuit, retry, stitch } from '../../src/lite/index';
 import type { Charge, Controls, SearchResult as Found, PeoplePage, ReportRow } from '../vendor/index';
 
 export type { Controls, Endpoint, EndpointStats } from '../vendor/index';
 
 /**
  * The demo vendor's endpoints as stitches. The vendor is mounted on this page's own origin, under
- * `/api`, by `npm start`.
+ * `/api`, by `npm start`. They come from `stitch-fetch/lite`: each names its policies as values,
+ * and one that names none makes one attempt with no breaker.
  */
 const baseUrl = window.location.origin;
 
 /** The breaker the vendor's search calls count against, kept short so the demo can show a cycle. */
 export const VENDOR_BREAKER = { key: 'demo-vendor', failures: 3, cooldown: 5_000 } satisfies CircuitOptions;
+const vendorBreaker = circuit(VENDOR_BREAKER);
 
 /** `GET /api/search`: the query echoed, the total found and the best-ranked `limit`. */
 export type SearchResult = Found & { query: string };
@@ -22,8 +25,7 @@ export const search = stitch<SearchResult, SearchInput>({
   name: 'search',
   baseUrl,
   url: '/api/search',
-  retry: false,
-  circuit: VENDOR_BREAKER,
+  circuit: vendorBreaker,
 });
 
 /**
@@ -34,9 +36,8 @@ export const flakySearch = stitch<SearchResult, SearchInput>({
   name: 'flaky-search',
   baseUrl,
   url: '/api/flaky-search',
-  retry: false,
   timeout: { each: 3_000 },
-  circuit: VENDOR_BREAKER,
+  circuit: vendorBreaker,
 });
 
 /** `GET /api/people`: the directory page by page, each page handing out the next one's cursor. */
@@ -44,7 +45,6 @@ export const listPeople = stitch<PeoplePage, { query: { limit: number; cursor?: 
   name: 'people',
   baseUrl,
   url: '/api/people',
-  retry: false,
 });
 
 export interface Report {
@@ -58,7 +58,6 @@ export const report = stitch<Report, { query: { id: string } }>({
   name: 'report',
   baseUrl,
   url: '/api/report',
-  retry: false,
 });
 
 /** A slow upload-like write; without a key it is never retried. */
@@ -72,17 +71,21 @@ export const upload = stitch<{ received: number }, { body: Blob }>({
 /** The vendor's answer to a charge: `duplicate` when the key had already made it. */
 export type ChargeAnswer = Charge & { duplicate: boolean };
 
-/** A charge. `idempotency: true` lets `useStitchMutation` send one key per user intent. */
+/**
+ * A charge. `idempotency: true` lets `useStitchMutation` send one key per user intent; with that
+ * key the write is retried (3 attempts, `retry()`'s default for a keyed write).
+ */
 export const charge = stitch<ChargeAnswer, { body: { amount: number; currency: string } }>({
   name: 'charge',
   baseUrl,
   method: 'POST',
   url: '/api/charges',
   idempotency: true,
+  retry: retry(),
 });
 
-// The demo's own plumbing: never retried, never counted against a breaker.
-const plumbing = { baseUrl, retry: false, circuit: false } as const;
+// The demo's own plumbing: no policy, so never retried, never counted against a breaker.
+const plumbing = { baseUrl } as const;
 
 export const getControls = stitch<Controls>({ ...plumbing, name: 'controls', url: '/api/controls' });
 

@@ -1,4 +1,4 @@
-import { stitch } from '../../src/index';
+import { stitch } from '../../src/lite/index';
 import type { Todo } from '../vendor/index';
 
 export type { Todo };
@@ -14,7 +14,6 @@ export const getTodos = stitch<Todo[]>({
   name: 'todos',
   baseUrl,
   url: '/api/todos',
-  retry: false,
   cache: 60_000,
 });
 

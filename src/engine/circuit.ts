@@ -6,6 +6,7 @@
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
 import { asState, CLOSED, describeStored, readCircuit } from './circuitState';
+import type { CircuitValue } from './definition';
 import { configError } from './errors';
 import { safely } from './events';
 import { andThen, isPending, type Maybe } from './maybe';
@@ -189,6 +190,15 @@ export function normalizeCircuit(
     isFailureStatus: failureStatus ?? ((code) => code >= 500),
     part: breakers,
   };
+}
+
+/**
+ * The breaker as a value: `circuit: circuit({ failures: 5 })`, keyed by the URL's origin unless
+ * `key` is set. Validated when the stitch is defined.
+ * @default 5 consecutive failures, 30 s cooldown
+ */
+export function circuit(options: CircuitOptions = {}): CircuitValue {
+  return { policy: 'circuit', resolve: (name: string) => normalizeCircuit(options, name) as CircuitPolicy };
 }
 
 /** A pure state change: returns its input unchanged when there is nothing to do. */

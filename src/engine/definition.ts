@@ -1,19 +1,20 @@
 /**
  * What a stitch is: its config as written, the definition the engine runs (validated and
  * normalized once, at definition time), and the types of its calls. A leaf of the pipeline: it
- * knows the policies, never the engine that runs it.
+ * knows the policies' types, never the engine that runs it; how the policy fields are read
+ * (objects or values) is the entry's {@link PolicyForms}.
  */
 import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
-import { type CircuitOptions, type CircuitPolicy, normalizeCircuit } from './circuit';
+import type { CircuitOptions, CircuitPolicy } from './circuit';
 import { configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
 import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
 import { normalizeRedirect, type RedirectMode } from './redirectMode';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
-import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry';
+import type { RetryOptions, RetryPolicy } from './retry';
 import type { StitchRun } from './run';
-import { normalizeThrottle, type ThrottleOptions, type ThrottlePolicy } from './throttle';
+import type { ThrottleOptions, ThrottlePolicy } from './throttle';
 import { normalizeTimeout, type TimeoutOptions, type TimeoutPolicy } from './timeout';
 
 /** The HTTP methods a stitch may use. */
@@ -66,6 +67,60 @@ export type InputFor<TUrl extends string, TBase extends string = string> = strin
         };
       };
 
+/**
+ * A policy as a value the app imports (`retry: retry({ attempts: 3 })`): it brings its own code,
+ * so a stitch carries only the policies it names. `resolve` validates it for one stitch.
+ */
+export interface PolicyValue<TKind extends 'retry' | 'circuit' | 'throttle', TPolicy> {
+  readonly policy: TKind;
+  /** The policy validated for the stitch `name` and its `method`; throws a `config` StitchError. */
+  readonly resolve: (name: string, method: HttpMethod) => TPolicy;
+}
+
+/** The retry policy without and with an idempotency key (a write retries only with one). */
+export interface RetryPair {
+  readonly plain: RetryPolicy;
+  readonly keyed: RetryPolicy;
+}
+
+/** What `retry()` returns. */
+export type RetryValue = PolicyValue<'retry', RetryPair>;
+/** What `circuit()` returns. */
+export type CircuitValue = PolicyValue<'circuit', CircuitPolicy>;
+/** What `throttle()` returns. */
+export type ThrottleValue = PolicyValue<'throttle', ThrottlePolicy>;
+
+/** The value type of each policy kind. */
+interface PolicyValues {
+  retry: RetryValue;
+  circuit: CircuitValue;
+  throttle: ThrottleValue;
+}
+
+/** Whether `value` is a policy value of `kind` (not an options object). */
+export function isPolicyValue<TKind extends keyof PolicyValues>(
+  value: unknown,
+  kind: TKind,
+): value is PolicyValues[TKind] {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { policy?: unknown }).policy === kind &&
+    typeof (value as { resolve?: unknown }).resolve === 'function'
+  );
+}
+
+/**
+ * How an entry reads the policy fields of a config: `stitch-fetch` takes options objects (and
+ * values), with the breaker on by default; `stitch-fetch/lite` takes values only, so it bundles no
+ * policy the app does not import.
+ */
+export interface PolicyForms {
+  retry(value: unknown, method: HttpMethod, name: string): RetryPair;
+  circuit(value: unknown, method: HttpMethod, name: string): CircuitPolicy | undefined;
+  throttle(value: unknown, method: HttpMethod, name: string): ThrottlePolicy | undefined;
+}
+
 /** Everything `stitch()` accepts. Only `name` and a URL are required. */
 export interface StitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> {
   /** Unique per engine; used in keys, traces and errors. */
@@ -90,14 +145,17 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   responseType?: ResponseType;
   /** Larger bodies fail with `kind: 'invalid'` and their socket is closed. @default 10 MiB */
   maxBodyBytes?: number;
-  /** Attempts, or retry options; `false` for one attempt. @default 3 attempts for reads, 1 for writes without a key */
-  retry?: number | RetryOptions | false;
+  /**
+   * Attempts, retry options or `retry(…)`; `false` for one attempt.
+   * @default 3 attempts for reads, 1 for writes without a key
+   */
+  retry?: number | RetryOptions | RetryValue | false;
   /** A number bounds the whole call; `{ each, total }` bounds one attempt and the call. @default unbounded */
   timeout?: TimeoutOptions;
   /** Circuit breaker, keyed by the URL's origin unless `key` is set. @default on, 5 failures, 30 s cooldown */
-  circuit?: CircuitOptions | boolean;
+  circuit?: CircuitOptions | CircuitValue | boolean;
   /** Concurrency and rate limits per key (the URL's origin by default). @default none */
-  throttle?: ThrottleOptions | false;
+  throttle?: ThrottleOptions | ThrottleValue | false;
   /** Reads only: serve stored data for `ttl` ms, stale for `staleWhileRevalidate` more. @default { ttl: 0 } */
   cache?: CacheOptions<TInput> | number | false;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
@@ -129,7 +187,7 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly maxBodyBytes: number;
   readonly redirect: RedirectMode;
   /** The retry policy without and with an idempotency key (a write retries only with one). */
-  readonly retry: { readonly plain: RetryPolicy; readonly keyed: RetryPolicy };
+  readonly retry: RetryPair;
   readonly timeout: TimeoutPolicy;
   readonly circuit: CircuitPolicy | undefined;
   readonly throttle: ThrottlePolicy | undefined;
@@ -206,9 +264,13 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
   return template;
 }
 
-/** Validates a config, naming the first wrong field in a `kind: 'config'` StitchError. */
+/**
+ * Validates a config, naming the first wrong field in a `kind: 'config'` StitchError; `forms`
+ * reads its policy fields.
+ */
 export function define<TData, TInput extends StitchInput>(
   config: StitchConfig<TData, TInput>,
+  forms: PolicyForms,
 ): StitchDefinition<TData, TInput> {
   check(typeof config === 'object' && config !== null, '', 'config', 'must be an object');
   const name = config.name;
@@ -264,13 +326,10 @@ export function define<TData, TInput extends StitchInput>(
     responseType,
     maxBodyBytes,
     redirect: normalizeRedirect(config.redirect, name),
-    retry: Object.freeze({
-      plain: normalizeRetry(config.retry, method, false, name),
-      keyed: normalizeRetry(config.retry, method, true, name),
-    }),
+    retry: Object.freeze(forms.retry(config.retry, method, name)),
     timeout: normalizeTimeout(config.timeout, name),
-    circuit: normalizeCircuit(config.circuit, name),
-    throttle: normalizeThrottle(config.throttle, name),
+    circuit: forms.circuit(config.circuit, method, name),
+    throttle: forms.throttle(config.throttle, method, name),
     cache: normalizeCache(config.cache, isRead, name),
     coalesce: config.coalesce ?? isRead,
     idempotency: normalizeIdempotency(config.idempotency, name),

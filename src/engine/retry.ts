@@ -1,6 +1,7 @@
 /** Retry policy: what may be retried, how long to wait, how many retries a key may spend. No timers:
  * the attempt loop that calls these lives in the engine. */
 import type { Clock } from './clock';
+import type { HttpMethod, RetryPair, RetryValue } from './definition';
 import { configError, type StitchError, type StitchErrorKind } from './errors';
 import type { Part } from './parts';
 import type { BudgetLimits } from './shared';
@@ -133,6 +134,43 @@ export function normalizeRetry(
     budget,
   };
 }
+
+/** The retry policies of a stitch whose `retry` option is `value`: without and with an idempotency key. */
+export function retryPair(
+  value: number | RetryOptions | false | undefined,
+  method: string,
+  name: string,
+): RetryPair {
+  return {
+    plain: normalizeRetry(value, method, false, name),
+    keyed: normalizeRetry(value, method, true, name),
+  };
+}
+
+/**
+ * Retry as a value: `retry: retry({ attempts: 3 })`. A number is `{ attempts }`. Validated when
+ * the stitch is defined, naming the field (`retry.backoff.base`, say) in a `config` StitchError.
+ * @default 3 attempts for reads and for writes with an idempotency key, else 1
+ */
+export function retry(options?: number | RetryOptions): RetryValue {
+  return {
+    policy: 'retry',
+    resolve: (name: string, method: HttpMethod) => retryPair(options ?? {}, method, name),
+  };
+}
+
+const ONE: RetryPolicy = {
+  attempts: 1,
+  shouldRetryError: retryOn(RETRY_STATUSES),
+  backoff: { base: 100, max: 10_000, factor: 2, jitter: 'full' },
+  retryAfterMax: undefined,
+  budget: undefined,
+};
+/**
+ * One attempt, no budget: a stitch of `stitch-fetch/lite` without `retry(…)`. Its errors still say
+ * whether a retry could help (`retryable`), by the default statuses.
+ */
+export const SINGLE_ATTEMPT: RetryPair = { plain: ONE, keyed: ONE };
 
 /**
  * Whether a failed attempt may be retried. A caller's abort never is (law 1), nor a total timeout

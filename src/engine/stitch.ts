@@ -1,21 +1,35 @@
-import { createRealClock } from './clock';
+import { toStitch } from './callable';
+import { normalizeCircuit } from './circuit';
 import {
-  type CallOptions,
   define,
+  isPolicyValue,
+  type PolicyForms,
   type ResolvedInput,
   type Stitch,
   type StitchConfig,
-  type StitchEngineLike,
 } from './definition';
-import { rejectedRun } from './endings';
-import { defaultEngine } from './engine';
-import { configError } from './errors';
 import type { StitchInput } from './request';
-import type { StitchRun } from './run';
+import { retryPair } from './retry';
+import { normalizeThrottle } from './throttle';
+
+/**
+ * The main entry's policy fields: options objects (`retry: { attempts: 3 }`) or values
+ * (`retry: retry({ attempts: 3 })`), with the breaker on by default. Every policy's code comes
+ * with it; `stitch-fetch/lite` takes values only.
+ */
+const objectsOrValues: PolicyForms = {
+  retry: (value, method, name) =>
+    isPolicyValue(value, 'retry') ? value.resolve(name, method) : retryPair(value as never, method, name),
+  circuit: (value, method, name) =>
+    isPolicyValue(value, 'circuit') ? value.resolve(name, method) : normalizeCircuit(value as never, name),
+  throttle: (value, method, name) =>
+    isPolicyValue(value, 'throttle') ? value.resolve(name, method) : normalizeThrottle(value as never, name),
+};
 
 /**
  * Turns an endpoint into a typed, resilient call. The config is validated now: a bad option
- * throws a `StitchError` of kind `'config'` naming the field.
+ * throws a `StitchError` of kind `'config'` naming the field. Policies may be options objects or
+ * values (`retry(…)`, `circuit(…)`, `throttle(…)`); the breaker is on unless `circuit: false`.
  *
  * Types: the data comes from `output` (or the first type argument); the input from `input` (or
  * the second type argument), else from the URL template: `url: '…/users/{id}'` makes
@@ -33,20 +47,5 @@ export function stitch<
 >(
   config: StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & { url: TUrl; baseUrl?: TBase },
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
-  type TResolved = ResolvedInput<TInput, TUrl, TBase>;
-  const definition = define(config as StitchConfig<TData, TResolved>);
-  const callable = (input?: TResolved, options?: CallOptions): StitchRun<TData> => {
-    let engine: StitchEngineLike;
-    try {
-      engine = options?.engine ?? defaultEngine();
-      if (typeof engine?.call !== 'function')
-        throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
-    } catch (error) {
-      // A call never throws: even without an engine to run on, it returns a run that rejects.
-      return rejectedRun(definition.name, error, createRealClock());
-    }
-    return engine.call(definition, input, options);
-  };
-  Object.defineProperty(callable, 'name', { value: definition.name });
-  return Object.assign(callable, { definition }) as unknown as Stitch<TData, TResolved>;
+  return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, objectsOrValues));
 }

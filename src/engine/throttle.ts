@@ -5,6 +5,7 @@
  */
 import { abortReason, onAbort } from './abort';
 import type { CancelTimer, Clock } from './clock';
+import type { ThrottleValue } from './definition';
 import { configError, StitchError } from './errors';
 import type { Part } from './parts';
 import type { SharedState, SharedThrottle } from './shared';
@@ -144,6 +145,18 @@ export function normalizeThrottle(
     maxWait: maxWait ?? Infinity,
     shared: normalizeShared(shared, concurrency, stitchName),
     part: throttles,
+  };
+}
+
+/**
+ * The throttle as a value: `throttle: throttle({ concurrency: 4, rate: '10/s' })`, keyed by the
+ * URL's origin unless `key` is set. Validated when the stitch is defined.
+ */
+export function throttle(options: ThrottleOptions): ThrottleValue {
+  return {
+    policy: 'throttle',
+    // `{}` for a missing argument, so the error says what a throttle needs.
+    resolve: (name: string) => normalizeThrottle(options ?? {}, name) as ThrottlePolicy,
   };
 }
 

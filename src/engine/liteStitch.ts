@@ -1,0 +1,68 @@
+/**
+ * `stitch()` of `stitch-fetch/lite`: policies are values the app imports, so a bundle carries only
+ * the policies its stitches name. No breaker unless `circuit: circuit(…)`, one attempt unless
+ * `retry: retry(…)`.
+ */
+import { toStitch } from './callable';
+import type {
+  CircuitValue,
+  PolicyForms,
+  ResolvedInput,
+  RetryValue,
+  Stitch,
+  StitchConfig,
+  ThrottleValue,
+} from './definition';
+import { define, isPolicyValue } from './definition';
+import { configError } from './errors';
+import type { StitchInput } from './request';
+import { SINGLE_ATTEMPT } from './retry';
+
+/** What `stitch()` of `stitch-fetch/lite` accepts: a {@link StitchConfig} whose policies are values. */
+export type LiteStitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> = Omit<
+  StitchConfig<TData, TInput>,
+  'retry' | 'circuit' | 'throttle'
+> & {
+  /** `retry(…)`. @default one attempt */
+  retry?: RetryValue | false;
+  /** `circuit(…)`. @default no breaker */
+  circuit?: CircuitValue | false;
+  /** `throttle(…)`. @default no throttle */
+  throttle?: ThrottleValue | false;
+};
+
+/** `undefined` and `false` leave the policy out; anything else must be its value. */
+function asValue<TKind extends 'retry' | 'circuit' | 'throttle'>(value: unknown, kind: TKind, name: string) {
+  if (value === undefined || value === false) return undefined;
+  if (isPolicyValue(value, kind)) return value;
+  throw configError(
+    name,
+    kind,
+    `must be ${kind}(…) or false: stitch-fetch/lite takes policies as values (options objects need 'stitch-fetch')`,
+  );
+}
+
+const valuesOnly: PolicyForms = {
+  retry: (value, method, name) => asValue(value, 'retry', name)?.resolve(name, method) ?? SINGLE_ATTEMPT,
+  circuit: (value, method, name) => asValue(value, 'circuit', name)?.resolve(name, method),
+  throttle: (value, method, name) => asValue(value, 'throttle', name)?.resolve(name, method),
+};
+
+/**
+ * Turns an endpoint into a typed, cancellable call, with only the policies given as values: a
+ * bad option throws a `StitchError` of kind `'config'` naming the field.
+ *
+ * @example
+ * import { retry, stitch } from 'stitch-fetch/lite';
+ * const search = stitch({ name: 'search', url: 'https://api.example.com/search', retry: retry(3), timeout: 5_000 });
+ */
+export function stitch<
+  TData = unknown,
+  TInput extends StitchInput = never,
+  const TUrl extends string = string,
+  const TBase extends string = string,
+>(
+  config: LiteStitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & { url: TUrl; baseUrl?: TBase },
+): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
+  return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, valuesOnly));
+}
