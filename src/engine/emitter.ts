@@ -7,23 +7,25 @@ import { safely } from './events';
  * emit does not change who hears that emit.
  */
 export class Emitter<T> {
-  readonly #listeners = new Set<(value: T) => void>();
+  // Made by the first subscription: most emitters (one per run) never get one.
+  #listeners: Set<(value: T) => void> | undefined;
 
   /** How many subscriptions there are. */
   get size(): number {
-    return this.#listeners.size;
+    return this.#listeners?.size ?? 0;
   }
 
   /** Subscribes `listener`; returns the function that unsubscribes it (true the first time). */
   on(listener: (value: T) => void): () => boolean {
     const own = (value: T) => listener(value);
-    this.#listeners.add(own);
-    return () => this.#listeners.delete(own);
+    const listeners = (this.#listeners ??= new Set());
+    listeners.add(own);
+    return () => listeners.delete(own);
   }
 
   /** Calls every listener subscribed now with `value`, in the order they subscribed. */
   emit(value: T): void {
-    if (this.#listeners.size === 0) return;
+    if (!this.#listeners?.size) return;
     for (const listener of [...this.#listeners]) safely(listener, value);
   }
 }

@@ -48,10 +48,11 @@ function refusalOf(mode: RedirectMode, hop: number, next: URL | undefined): stri
 export async function sendFollowing<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
-  headers: Headers,
+  sent: Headers,
   signal: AbortSignal,
 ): Promise<Response> {
   const { definition, parts, request } = context;
+  let headers = sent;
   const mode = definition.redirect;
   let url = request.url;
   let method = request.method;
@@ -76,6 +77,8 @@ export async function sendFollowing<TData>(
     const refusal = refusalOf(mode, hop, next);
     if (refusal !== undefined || !next) throw refuse(refusal ?? '');
     const crossOrigin = next.origin !== new URL(url).origin;
+    // The hops change their own copy: the first request's headers may be the stitch's own.
+    if (headers === sent) headers = new Headers(sent);
     const dropped: string[] = [];
     if (crossOrigin) {
       for (const name of [...headers.keys()]) {

@@ -141,13 +141,13 @@ function targetOf(filled: string, pairs: Array<[string, string]>, secret: Readon
   const query = target.bare ? pairs : [...new URL(url).searchParams];
   const secrets: string[] = [];
   const shownPairs: Array<[string, string]> = [];
-  const redacted = new Set<string>();
+  const redacted: string[] = [];
   for (const [name, value] of query) {
     if (!secret.has(name.toLowerCase())) shownPairs.push([name, value]);
     else {
       secrets.push(value);
-      if (!redacted.has(name)) shownPairs.push([name, REDACTED]);
-      redacted.add(name);
+      if (!redacted.includes(name)) shownPairs.push([name, REDACTED]);
+      redacted.push(name);
     }
   }
   let shown = url;

@@ -28,14 +28,19 @@ function isFailureStatus(policy: StitchDefinition<unknown, never>['circuit'], st
   }
 }
 
-/** The final headers of one attempt: the request's, the idempotency key, then `onRequest`'s. */
+/**
+ * The final headers of one attempt: the request's, the idempotency key, then `onRequest`'s. With
+ * nothing to add, the request's own (never written to: it may be the definition's).
+ */
 function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number): Headers {
   const { definition, request } = context;
+  const { headers: hook } = context.parts;
+  const { onRequest } = definition.hooks;
+  if (context.idempotencyKey === undefined && !hook && !onRequest) return request.headers;
   const headers = new Headers(request.headers);
   if (context.idempotencyKey !== undefined) {
     headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
   }
-  const { headers: hook } = context.parts;
   if (hook) {
     const outgoing = {
       run: context.run,
@@ -46,7 +51,7 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
     };
     addHeaders(hook, outgoing, headers);
   }
-  safely(definition.hooks.onRequest, {
+  safely(onRequest, {
     stitch: definition.name,
     attempt,
     method: request.method,
@@ -81,7 +86,6 @@ export async function dispatch<TData>(
     if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
     advance(context, { type: 'send', attempt, event });
     const started = parts.clock.now();
-    const sent = secretValues(headers, request.secrets, parts.secret);
     const response = await sendFollowing(context, attempt, headers, each.signal);
     const elapsed = parts.clock.now() - started;
     advance(context, {
@@ -100,7 +104,14 @@ export async function dispatch<TData>(
         kind,
         `${request.method} ${response.status} ${response.statusText}`.trim(),
         // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
-        { status: response.status, body: body === undefined ? undefined : scrub(body, sent), retryAfter },
+        {
+          status: response.status,
+          body:
+            body === undefined
+              ? undefined
+              : scrub(body, secretValues(headers, request.secrets, parts.secret)),
+          retryAfter,
+        },
       );
       return [outcome, { type: 'failure', error, retryAfter }];
     }

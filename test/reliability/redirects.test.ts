@@ -65,6 +65,17 @@ describe("redirect: 'follow' (the default)", () => {
     },
   );
 
+  it("drops the secrets for that hop only: the stitch's next call sends its headers again", async () => {
+    const target = await otherOrigin();
+    const { vendor, engine } = await startScenario();
+    vendor.script({ status: 302, headers: { location: target.url('/landed') }, body: '' }, { body: {} });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/start'), headers: SECRET_HEADERS });
+    await read({}, { engine });
+    await read({ query: { again: 1 } }, { engine });
+    expect(target.ledger[0]?.headers.authorization).toBeUndefined();
+    expect(vendor.ledger[1]?.headers).toMatchObject(SECRET_HEADERS);
+  });
+
   it('a redirect within the origin keeps the headers', async () => {
     const { vendor, engine } = await startScenario();
     vendor.script({ status: 302, headers: { location: '/moved' }, body: '' });
