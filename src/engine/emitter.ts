@@ -18,7 +18,8 @@ export class Emitter<T> {
   /** Subscribes `listener`; returns the function that unsubscribes it (true the first time). */
   on(listener: (value: T) => void): () => boolean {
     const own = (value: T) => listener(value);
-    const listeners = (this.#listeners ??= new Set());
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
     listeners.add(own);
     return () => listeners.delete(own);
   }
