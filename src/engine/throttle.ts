@@ -7,6 +7,7 @@ import { abortReason, onAbort } from './abort';
 import type { CancelTimer, Clock } from './clock';
 import type { ThrottleValue } from './definition';
 import { configError, StitchError } from './errors';
+import { GrantTimes } from './grantTimes';
 import type { Part } from './parts';
 import type { SharedState, SharedThrottle } from './shared';
 
@@ -215,8 +216,8 @@ interface KeyState {
   /** Granted and not yet released, including grants whose promise has not settled yet. */
   active: number;
   readonly queue: Waiter[];
-  /** Times of the grants still inside the rate window, oldest first. */
-  readonly grants: number[];
+  /** Times of the grants still inside the rate window. */
+  readonly grants: GrantTimes;
   /** The one wake-up timer per key, set only while the queue waits on the rate window. */
   cancelWake: CancelTimer | undefined;
 }
@@ -236,16 +237,14 @@ export function createThrottle(
   const keys = new Map<string, KeyState>();
 
   const prune = (state: KeyState) => {
-    const horizon = clock.now() - (state.policy.rate?.per ?? 0);
-    const firstLive = state.grants.findIndex((time) => time > horizon);
-    state.grants.splice(0, firstLive === -1 ? state.grants.length : firstLive);
+    state.grants.dropUntil(clock.now() - (state.policy.rate?.per ?? 0));
   };
 
   /** Ms until the rate window admits one more grant (0: it does now). Expects a pruned state. */
   const rateDelay = (state: KeyState): number => {
     const rate = state.policy.rate;
-    if (!rate || state.grants.length < rate.count) return 0;
-    return (state.grants.at(-rate.count) ?? 0) + rate.per - clock.now();
+    const oldest = rate ? state.grants.fromEnd(rate.count) : undefined;
+    return rate && oldest !== undefined ? oldest + rate.per - clock.now() : 0;
   };
 
   const rateLimited = (state: KeyState, waited: number) => {
@@ -278,7 +277,7 @@ export function createThrottle(
     // Empty, or waiting on a release (which pumps): no timer needed either way.
     state.cancelWake?.();
     state.cancelWake = undefined;
-    if (state.active === 0 && state.queue.length === 0 && state.grants.length === 0) keys.delete(key);
+    if (state.active === 0 && state.queue.length === 0 && state.grants.size === 0) keys.delete(key);
     observe?.(key, state.active, state.queue.length);
   };
 
@@ -291,10 +290,7 @@ export function createThrottle(
     return (unused = false) => {
       if (released) return;
       released = true;
-      if (unused) {
-        const index = state.grants.lastIndexOf(grantedAt);
-        if (index !== -1) state.grants.splice(index, 1);
-      }
+      if (unused) state.grants.remove(grantedAt);
       state.active--;
       pump(key, state);
     };
@@ -337,7 +333,13 @@ export function createThrottle(
 
   /** The state of `key` under `policy` (the latest policy seen applies), pruned to now. */
   const stateOf = (key: string, policy: ThrottlePolicy): KeyState => {
-    const state = keys.get(key) ?? { policy, active: 0, queue: [], grants: [], cancelWake: undefined };
+    const state = keys.get(key) ?? {
+      policy,
+      active: 0,
+      queue: [],
+      grants: new GrantTimes(),
+      cancelWake: undefined,
+    };
     keys.set(key, state);
     state.policy = policy;
     prune(state);
