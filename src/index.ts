@@ -17,6 +17,7 @@ export type {
   CallOptions,
   CircuitValue,
   HttpMethod,
+  IdempotencyValue,
   InputFor,
   PathParamNames,
   PolicyValue,
@@ -61,6 +62,7 @@ export {
   type TraceSink,
 } from './engine/events';
 export { IDEMPOTENCY_HEADER, type IdempotencyOptions, mintKey } from './engine/idempotency';
+export { idempotency } from './engine/idempotent';
 export type { InspectEvent, InspectListener } from './engine/inspect';
 export type { InputArg } from './engine/invoke';
 export {

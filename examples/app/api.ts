@@ -1,5 +1,5 @@
 import type { CircuitOptions } from '../../src/index';
-import { circuit, retry, stitch } from '../../src/lite/index';
+import { circuit, idempotency, retry, stitch } from '../../src/lite/index';
 import type { Charge, Controls, SearchResult as Found, PeoplePage, ReportRow } from '../vendor/index';
 
 export type { Controls, Endpoint, EndpointStats } from '../vendor/index';
@@ -72,15 +72,15 @@ export const upload = stitch<{ received: number }, { body: Blob }>({
 export type ChargeAnswer = Charge & { duplicate: boolean };
 
 /**
- * A charge. `idempotency: true` lets `useStitchMutation` send one key per user intent; with that
- * key the write is retried (3 attempts, `retry()`'s default for a keyed write).
+ * A charge. `idempotency()` lets `useStitchMutation` send one key per user intent; with that key
+ * the write is retried (3 attempts, `retry()`'s default for a keyed write).
  */
 export const charge = stitch<ChargeAnswer, { body: { amount: number; currency: string } }>({
   name: 'charge',
   baseUrl,
   method: 'POST',
   url: '/api/charges',
-  idempotency: true,
+  idempotency: idempotency(),
   retry: retry(),
 });
 

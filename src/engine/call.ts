@@ -11,7 +11,6 @@ import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { type CheckedInput, checkInput } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
-import type { Ledger } from './ledger';
 import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
@@ -23,7 +22,6 @@ export interface CallDeps {
   readonly cache: Cache;
   readonly keys: Keys;
   readonly coalescer: Coalescer;
-  readonly ledger: Ledger;
   /** The sink of a run starting now (its events go to the trace sinks, and to inspectors if any listen). */
   readonly sink: () => ((event: StitchEvent) => void) | undefined;
   readonly inspector: Inspector;
@@ -45,7 +43,7 @@ export function cacheKey<TInput extends StitchInput>(
  * The caller's signal stops at its reference: nothing below ever sees it.
  */
 export function createCall(deps: CallDeps) {
-  const { parts, cache, keys, coalescer, ledger, sink, inspector } = deps;
+  const { parts, cache, keys, coalescer, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
@@ -200,6 +198,10 @@ export function createCall(deps: CallDeps) {
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
       options = checkCallOptions(given, definition.name);
+      if (options.idempotencyKey !== undefined && !definition.records) {
+        const problem = "needs the stitch's idempotency(…) (a key the caller owns is recorded)";
+        throw configError(definition.name, 'idempotencyKey', problem);
+      }
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,
@@ -281,7 +283,9 @@ export function createCall(deps: CallDeps) {
         emit,
       };
       const result =
-        recorded !== undefined ? ledger.run(context, recorded, () => execute(context)) : execute(context);
+        recorded !== undefined && definition.records
+          ? parts.use(definition.records).run(context, recorded, () => execute(context))
+          : execute(context);
       result.then(() => lifetime.dispose());
       if (key !== undefined) {
         track(key, result, lifetime);

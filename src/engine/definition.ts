@@ -8,7 +8,9 @@ import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
 import type { CircuitOptions, CircuitPolicy } from './circuit';
 import { configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
-import { type IdempotencyOptions, type IdempotencyPolicy, normalizeIdempotency } from './idempotency';
+import type { IdempotencyOptions, IdempotencyPolicy } from './idempotency';
+import type { Ledger } from './ledger';
+import type { Part } from './parts';
 import { normalizeRedirect, type RedirectMode } from './redirectMode';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
@@ -71,9 +73,12 @@ export type InputFor<TUrl extends string, TBase extends string = string> = strin
  * A policy as a value the app imports (`retry: retry({ attempts: 3 })`): it brings its own code,
  * so a stitch carries only the policies it names. `resolve` validates it for one stitch.
  */
-export interface PolicyValue<TKind extends 'retry' | 'circuit' | 'throttle', TPolicy> {
+export interface PolicyValue<TKind extends 'retry' | 'circuit' | 'throttle' | 'idempotency', TPolicy> {
   readonly policy: TKind;
-  /** The policy validated for the stitch `name` and its `method`; throws a `config` StitchError. */
+  /**
+   * @internal The policy validated for the stitch `name` and its `method`; throws a `config`
+   * StitchError.
+   */
   readonly resolve: (name: string, method: HttpMethod) => TPolicy;
 }
 
@@ -89,12 +94,21 @@ export type RetryValue = PolicyValue<'retry', RetryPair>;
 export type CircuitValue = PolicyValue<'circuit', CircuitPolicy>;
 /** What `throttle()` returns. */
 export type ThrottleValue = PolicyValue<'throttle', ThrottlePolicy>;
+/** What `idempotency()` returns. */
+export type IdempotencyValue<TInput = never> = PolicyValue<'idempotency', Keyed<TInput>>;
+
+/** The key policy, and the records a call under a key its caller owns is kept in (none: refused). */
+export interface Keyed<TInput> {
+  readonly policy: IdempotencyPolicy<TInput> | undefined;
+  readonly records: Part<Ledger> | undefined;
+}
 
 /** The value type of each policy kind. */
 interface PolicyValues {
   retry: RetryValue;
   circuit: CircuitValue;
   throttle: ThrottleValue;
+  idempotency: IdempotencyValue<unknown>;
 }
 
 /** Whether `value` is a policy value of `kind` (not an options object). */
@@ -119,6 +133,7 @@ export interface PolicyForms {
   retry(value: unknown, method: HttpMethod, name: string): RetryPair;
   circuit(value: unknown, method: HttpMethod, name: string): CircuitPolicy | undefined;
   throttle(value: unknown, method: HttpMethod, name: string): ThrottlePolicy | undefined;
+  idempotency(value: unknown, method: HttpMethod, name: string): Keyed<unknown>;
 }
 
 /** Everything `stitch()` accepts. Only `name` and a URL are required. */
@@ -167,8 +182,11 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
    */
   redirect?: RedirectMode;
-  /** Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input. @default false */
-  idempotency?: IdempotencyOptions<TInput>;
+  /**
+   * Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input; or
+   * `idempotency(…)`. @default false
+   */
+  idempotency?: IdempotencyOptions<TInput> | IdempotencyValue<TInput>;
   hooks?: StitchHooks;
 }
 
@@ -195,6 +213,11 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
   readonly cache: CachePolicy<TInput> | undefined;
   readonly coalesce: boolean;
   readonly idempotency: IdempotencyPolicy<TInput> | undefined;
+  /**
+   * @internal Where a call under a key its caller owns is recorded; `undefined` refuses such
+   * calls (a stitch of `stitch-fetch/lite` without `idempotency(…)`).
+   */
+  readonly records: Part<Ledger> | undefined;
   readonly hooks: StitchHooks;
 }
 
@@ -309,6 +332,7 @@ export function define<TData, TInput extends StitchInput>(
     'coalesce',
     'must be a boolean',
   );
+  const { policy: idempotency, records } = forms.idempotency(config.idempotency, method, name);
   let headers: Headers;
   try {
     headers = new Headers(config.headers);
@@ -332,7 +356,8 @@ export function define<TData, TInput extends StitchInput>(
     throttle: forms.throttle(config.throttle, method, name),
     cache: normalizeCache(config.cache, isRead, name),
     coalesce: config.coalesce ?? isRead,
-    idempotency: normalizeIdempotency(config.idempotency, name),
+    idempotency: idempotency as IdempotencyPolicy<TInput> | undefined,
+    records,
     hooks: { ...config.hooks },
   });
 }

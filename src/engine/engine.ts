@@ -12,7 +12,6 @@ import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import { createKeys } from './keys';
-import { createLedger, storeRecords } from './ledger';
 import { checkHeadersHook } from './outgoing';
 import { createParts } from './parts';
 import type { StitchInput } from './request';
@@ -151,7 +150,6 @@ export function createEngine(options?: EngineOptions): Engine {
     cache,
     keys,
     coalescer: createCoalescer(),
-    ledger: createLedger(shared ?? storeRecords(store)),
     inspector,
     // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
     sink: () => (inspector.active ? inspected : traced),

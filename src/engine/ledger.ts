@@ -15,6 +15,7 @@ import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
 import { isPlainData } from './keys';
+import type { Part } from './parts';
 import type { Claim, IdempotencyRecord, SharedState } from './shared';
 import type { LocalStore, Store } from './store';
 
@@ -169,3 +170,11 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
 function recordedOutcome(result: ExecutionResult<unknown>): { data: unknown } | undefined {
   return result.type === 'success' && isPlainData(result.data) ? { data: result.data } : undefined;
 }
+
+/**
+ * The engine's idempotency records, over the store's own operations where it has them (Redis's),
+ * else over the engine's store: made by the first call under a key its caller owns.
+ */
+export const records: Part<Ledger> = {
+  create: ({ shared, store }) => createLedger(shared ?? storeRecords(store)),
+};

@@ -1,11 +1,12 @@
 /**
  * `stitch()` of `stitch-fetch/lite`: policies are values the app imports, so a bundle carries only
  * the policies its stitches name. No breaker unless `circuit: circuit(…)`, one attempt unless
- * `retry: retry(…)`.
+ * `retry: retry(…)`, no idempotency key or record unless `idempotency: idempotency(…)`.
  */
 import { toStitch } from './callable';
 import type {
   CircuitValue,
+  IdempotencyValue,
   PolicyForms,
   ResolvedInput,
   RetryValue,
@@ -21,7 +22,7 @@ import { SINGLE_ATTEMPT } from './retry';
 /** What `stitch()` of `stitch-fetch/lite` accepts: a {@link StitchConfig} whose policies are values. */
 export type LiteStitchConfig<TData = unknown, TInput extends StitchInput = StitchInput> = Omit<
   StitchConfig<TData, TInput>,
-  'retry' | 'circuit' | 'throttle'
+  'retry' | 'circuit' | 'throttle' | 'idempotency'
 > & {
   /** `retry(…)`. @default one attempt */
   retry?: RetryValue | false;
@@ -29,10 +30,19 @@ export type LiteStitchConfig<TData = unknown, TInput extends StitchInput = Stitc
   circuit?: CircuitValue | false;
   /** `throttle(…)`. @default no throttle */
   throttle?: ThrottleValue | false;
+  /**
+   * `idempotency(…)`: keys, and the records a call under a key its caller owns is kept in (the
+   * call option `idempotencyKey` needs it). @default no key
+   */
+  idempotency?: IdempotencyValue<TInput> | false;
 };
 
 /** `undefined` and `false` leave the policy out; anything else must be its value. */
-function asValue<TKind extends 'retry' | 'circuit' | 'throttle'>(value: unknown, kind: TKind, name: string) {
+function asValue<TKind extends 'retry' | 'circuit' | 'throttle' | 'idempotency'>(
+  value: unknown,
+  kind: TKind,
+  name: string,
+) {
   if (value === undefined || value === false) return undefined;
   if (isPolicyValue(value, kind)) return value;
   throw configError(
@@ -46,6 +56,8 @@ const valuesOnly: PolicyForms = {
   retry: (value, method, name) => asValue(value, 'retry', name)?.resolve(name, method) ?? SINGLE_ATTEMPT,
   circuit: (value, method, name) => asValue(value, 'circuit', name)?.resolve(name, method),
   throttle: (value, method, name) => asValue(value, 'throttle', name)?.resolve(name, method),
+  idempotency: (value, method, name) =>
+    asValue(value, 'idempotency', name)?.resolve(name, method) ?? { policy: undefined, records: undefined },
 };
 
 /**

@@ -61,7 +61,7 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
   return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
 }
 
-const whole = new TextDecoder();
+const whole = /* @__PURE__ */ new TextDecoder();
 
 /**
  * The start of an error response's body, for `StitchError.body`. Reads only what it keeps, then

@@ -161,7 +161,7 @@ export function retry(options?: number | RetryOptions): RetryValue {
 
 const ONE: RetryPolicy = {
   attempts: 1,
-  shouldRetryError: retryOn(RETRY_STATUSES),
+  shouldRetryError: /* @__PURE__ */ retryOn(RETRY_STATUSES),
   backoff: { base: 100, max: 10_000, factor: 2, jitter: 'full' },
   retryAfterMax: undefined,
   budget: undefined,

@@ -78,18 +78,18 @@ interface RunInternals {
   finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
 }
 
-let internals: RunInternals;
+let internals: RunInternals | undefined;
 
 /**
  * Logs an event on `run`, stamped with its identity and time when read; `trace: false` keeps it
  * from the sinks (a shared execution's event is traced through one of its runs only).
  */
 export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true): void =>
-  internals.emit(run, payload, trace);
+  internals?.emit(run, payload, trace);
 
 /** Settles `run` once, with its closing events; later calls are ignored. */
 export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
-  internals.finish(run as StitchRun<unknown>, result, tally);
+  internals?.finish(run as StitchRun<unknown>, result, tally);
 
 /**
  * One call of a stitch: a real `Promise` of its data (`await`, `.then`, `.catch`, `.finally`,
@@ -140,11 +140,9 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#clock = clock;
     this.#sink = sink;
     this.#started = clock.now();
-  }
-
-  static {
-    // The engine's hold on a run; not part of the run's public face.
-    internals = {
+    // The engine's hold on a run, not part of its public face: set by the first run, not at load
+    // (a static block would be code a bundler must keep in every app that imports this module).
+    internals ??= {
       emit: (run, payload, trace) => run.#emit(payload, trace),
       finish: (run, result, tally) => run.#finish(result, tally),
     };

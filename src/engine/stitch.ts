@@ -8,14 +8,17 @@ import {
   type Stitch,
   type StitchConfig,
 } from './definition';
+import { normalizeIdempotency } from './idempotency';
+import { records } from './ledger';
 import type { StitchInput } from './request';
 import { retryPair } from './retry';
 import { normalizeThrottle } from './throttle';
 
 /**
  * The main entry's policy fields: options objects (`retry: { attempts: 3 }`) or values
- * (`retry: retry({ attempts: 3 })`), with the breaker on by default. Every policy's code comes
- * with it; `stitch-fetch/lite` takes values only.
+ * (`retry: retry({ attempts: 3 })`), with the breaker on by default and every call under a key
+ * its caller owns recorded. Every policy's code comes with it; `stitch-fetch/lite` takes values
+ * only.
  */
 const objectsOrValues: PolicyForms = {
   retry: (value, method, name) =>
@@ -24,6 +27,10 @@ const objectsOrValues: PolicyForms = {
     isPolicyValue(value, 'circuit') ? value.resolve(name, method) : normalizeCircuit(value as never, name),
   throttle: (value, method, name) =>
     isPolicyValue(value, 'throttle') ? value.resolve(name, method) : normalizeThrottle(value as never, name),
+  idempotency: (value, method, name) =>
+    isPolicyValue(value, 'idempotency')
+      ? value.resolve(name, method)
+      : { policy: normalizeIdempotency(value as never, name), records },
 };
 
 /**

@@ -11,6 +11,7 @@ const MARKERS = {
   circuit: ['circuit.cooldown', 'corrupt breaker state'],
   throttle: ['throttle.concurrency', 'waited longer than maxWait'],
   retry: ['retry.backoff.base', 'retry.budget.ratio'],
+  idempotency: ['must be a boolean or { keyOf, header }', 'idempotency:${'],
 };
 
 /** The minified bundle of an app whose entry is `source`. */
@@ -55,10 +56,13 @@ describe('stitch-fetch/lite bundles', () => {
         retry: retry(3), circuit: circuit(), throttle: throttle({ concurrency: 4 }),
       });`);
     expect(policiesIn(all)).toEqual(['circuit', 'throttle', 'retry']);
+    const keyed = await bundle(`import { stitch, idempotency } from './index';
+      export const charge = stitch({ name: 'charge', method: 'POST', url: 'https://api.example.com/charges', idempotency: idempotency() });`);
+    expect(policiesIn(keyed)).toEqual(['idempotency']);
   });
 
   it('of the main entry carry every policy, since it takes options objects', async () => {
     const code = await bundle(`export { stitch } from '../index';`);
-    expect(policiesIn(code)).toEqual(['circuit', 'throttle', 'retry']);
+    expect(policiesIn(code)).toEqual(['circuit', 'throttle', 'retry', 'idempotency']);
   });
 });

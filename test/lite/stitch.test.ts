@@ -10,7 +10,7 @@ import {
   retry as mainRetry,
   stitch as mainStitch,
 } from '../../src/index';
-import { circuit, retry, stitch, throttle } from '../../src/lite/index';
+import { circuit, idempotency, retry, stitch, throttle } from '../../src/lite/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, startScenario, until } from '../helpers/runs';
 import { thrownBy } from '../helpers/throws';
@@ -82,12 +82,38 @@ describe('stitch-fetch/lite', () => {
     await expect(second).resolves.toBe('second');
   });
 
+  it('records a call under a key its caller owns with idempotency(…), and sends it once', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script({ status: 201, body: { id: 'ch_1' } });
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/charges'),
+      idempotency: idempotency<{ body: { order: string } }>({ keyOf: (input) => input.body.order }),
+    });
+    await expect(charge({ body: { order: 'o-42' } }, { engine })).resolves.toEqual({ id: 'ch_1' });
+    const again = charge({ body: { order: 'o-42' } }, { engine });
+    await expect(again).resolves.toEqual({ id: 'ch_1' });
+    expect((await again.report()).source).toBe('recorded');
+    expect(vendor.requests()).toBe(1);
+    expect(vendor.ledger[0]?.headers['idempotency-key']).toBe('o-42');
+  });
+
+  it("refuses a call's own idempotencyKey on a stitch without idempotency(…), sending nothing", async () => {
+    const { vendor, engine } = await startScenario();
+    const charge = stitch({ name: uniqueKey('charge'), method: 'POST', url: vendor.url('/charges') });
+    const error = await rejection(charge({ body: {} }, { engine, idempotencyKey: 'o-42' }));
+    expect(error).toMatchObject({ kind: 'config', field: 'idempotencyKey', requests: 0 });
+    expect(vendor.requests()).toBe(0);
+  });
+
   it.each([
     ['retry', { retry: { attempts: 3 } }],
     ['retry', { retry: 3 }],
     ['circuit', { circuit: { failures: 5 } }],
     ['circuit', { circuit: true }],
     ['throttle', { throttle: { concurrency: 2 } }],
+    ['idempotency', { idempotency: true }],
   ])('refuses an options object for %s, naming the field', (field, policy) => {
     const error = thrownBy(() =>
       stitch({ name: 'searchUsers', url: 'https://api.example.com/search', ...(policy as object) }),

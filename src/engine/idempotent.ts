@@ -1,0 +1,25 @@
+/**
+ * Idempotency as a value: the key policy with the records it needs. Apart from the keys
+ * themselves (idempotency.ts), so what only needs a key (`mintKey`) never pulls in the records.
+ */
+import type { HttpMethod, IdempotencyValue } from './definition';
+import { type IdempotencyOptions, normalizeIdempotency } from './idempotency';
+import { records } from './ledger';
+
+/**
+ * Idempotency keys as a value: `idempotency: idempotency({ keyOf })`. It brings the records a
+ * call under a key its caller owns is kept in (see `ttl`), which a stitch of `stitch-fetch/lite`
+ * needs for the call option `idempotencyKey` too. Validated when the stitch is defined.
+ * @default `true`: a key minted per logical call
+ */
+export function idempotency<TInput>(
+  options: Exclude<IdempotencyOptions<TInput>, false> = true,
+): IdempotencyValue<TInput> {
+  return {
+    policy: 'idempotency',
+    resolve: (name: string, _method: HttpMethod) => ({
+      policy: normalizeIdempotency(options, name),
+      records,
+    }),
+  };
+}

@@ -1,0 +1,25 @@
+import { expectTypeOf, it } from 'vitest';
+import { idempotency, retry, stitch } from '../../src/lite/index';
+
+it('types the input from the URL template, with policies as values', () => {
+  const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', retry: retry(3) });
+  expectTypeOf(getUser).parameter(0).toExtend<{ params: { id: string | number } }>();
+  // @ts-expect-error the {id} param is required
+  getUser({});
+});
+
+it("types keyOf's input from idempotency's type argument", () => {
+  type Charge = { body: { order: string } };
+  const charge = stitch<{ id: string }, Charge>({
+    name: 'charge',
+    method: 'POST',
+    url: 'https://api.example.com/charges',
+    idempotency: idempotency<Charge>({ keyOf: (input) => input.body.order }),
+  });
+  expectTypeOf(charge).parameter(0).toEqualTypeOf<Charge>();
+});
+
+it('refuses an options object where a value belongs', () => {
+  // @ts-expect-error stitch-fetch/lite takes retry(…), not options
+  stitch({ name: 's', url: 'https://api.example.com/s', retry: { attempts: 3 } });
+});
