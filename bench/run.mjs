@@ -13,65 +13,20 @@
  *   BENCH_RUNS=7 npm run bench         more runs per measurement (at least 5)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import { join } from 'node:path';
+import { buildDist, bundle, root } from './lib/bundle.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const outdir = join(root, 'node_modules', '.cache', 'stitch-bench');
 const started = Date.now();
 
-function sh(command, args) {
-  // Its output goes to stderr: stdout is for the tables.
-  const result = spawnSync(command, args, { cwd: root, stdio: ['ignore', 2, 2] });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
-
-if (process.env.BENCH_SKIP_BUILD && existsSync(join(root, 'dist', 'react', 'index.js'))) {
-  console.error('bench: reusing dist/ (BENCH_SKIP_BUILD)');
-} else {
-  console.error('bench: npm run build');
-  sh('npm', ['run', 'build', '--silent']);
-}
-
-/** Points the benchmarks' imports of Stitch's sources at the built package. */
-const useDist = {
-  name: 'stitch-dist',
-  setup(build) {
-    const entries = new Map([
-      [join(root, 'src', 'index'), join(root, 'dist', 'index.js')],
-      [join(root, 'src', 'react', 'index'), join(root, 'dist', 'react', 'index.js')],
-    ]);
-    build.onResolve({ filter: /\/src\/(react\/)?index(\.tsx?)?$/ }, (args) => {
-      const target = resolve(dirname(args.importer), args.path).replace(/\.tsx?$/, '');
-      const dist = entries.get(target);
-      return dist ? { path: dist } : undefined;
-    });
-  },
-};
-
-await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: {
-    main: 'bench/main.ts',
-    dom: 'bench/lib/dom.ts',
-    search: 'bench/suites/search.tsx',
-    fanin: 'bench/suites/fanin.tsx',
-    overhead: 'bench/suites/overhead.ts',
-    loopbackVendor: 'bench/suites/loopbackVendor.ts',
-    bundle: 'bench/suites/bundle.ts',
-  },
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  jsx: 'automatic',
-  plugins: [useDist],
-  logLevel: 'warning',
+buildDist('bench');
+const outdir = await bundle('stitch-bench', {
+  main: 'bench/main.ts',
+  dom: 'bench/lib/dom.ts',
+  search: 'bench/suites/search.tsx',
+  fanin: 'bench/suites/fanin.tsx',
+  overhead: 'bench/suites/overhead.ts',
+  loopbackVendor: 'bench/suites/loopbackVendor.ts',
+  bundle: 'bench/suites/bundle.ts',
 });
 
 const asked = process.argv.slice(2);
