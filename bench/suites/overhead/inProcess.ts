@@ -4,27 +4,22 @@
  * cockatiel's equivalent policies, and what one pipeline call allocates.
  */
 
-import { QueryClient } from '@tanstack/query-core';
-import {
-  bulkhead,
-  ConsecutiveBreaker,
-  circuitBreaker,
-  ExponentialBackoff,
-  handleAll,
-  retry,
-  TimeoutStrategy,
-  timeout,
-  wrap,
-} from 'cockatiel';
-import { createEngine, type StitchConfig, stitch } from '../../../src/index';
+import type { StitchConfig } from '../../../src/index';
 import { log } from '../../lib/child';
 import { median, RUNS } from '../../lib/stats';
-import { bareCall, type Call, POLICIES, stitchCall } from './calls';
-
-const STUB_BODY = JSON.stringify({ id: 7, name: 'Ada Lovelace', email: 'ada@example.com', active: true });
-const stubFetch: typeof globalThis.fetch = async () =>
-  new Response(STUB_BODY, { headers: { 'content-type': 'application/json' } });
-const STUB_ORIGIN = 'http://stub.invalid';
+import {
+  bareCall,
+  type Call,
+  cacheHitCall,
+  cockatielCall,
+  JOINERS,
+  joinBatch,
+  POLICIES,
+  STUB_ORIGIN,
+  stitchCall,
+  stubFetch,
+  tanstackCall,
+} from './calls';
 
 /** Per call: wall-clock ns, and CPU ns of this process (less exposed to other load on the machine). */
 interface PerCall {
@@ -49,18 +44,6 @@ function sequential(call: Call, count: number): Promise<PerCall> {
   });
 }
 
-const cockatielPolicy = () =>
-  wrap(
-    timeout(POLICIES.timeout.total, TimeoutStrategy.Cooperative),
-    retry(handleAll, { maxAttempts: POLICIES.retry.attempts - 1, backoff: new ExponentialBackoff() }),
-    circuitBreaker(handleAll, {
-      halfOpenAfter: POLICIES.circuit.cooldown,
-      breaker: new ConsecutiveBreaker(POLICIES.circuit.failures),
-    }),
-    bulkhead(POLICIES.throttle.concurrency, Number.MAX_SAFE_INTEGER),
-  );
-
-const JOINERS = 100;
 /** Keys read elsewhere while the pipeline runs: eviction must not walk them on every store. */
 const SUBSCRIBED = 11_000;
 
@@ -101,15 +84,7 @@ const MEASUREMENTS: Record<string, Measurement> = {
     label: '(a) Stitch cache hit',
     count: 10_000,
     async measure(count) {
-      const engine = createEngine({ fetch: stubFetch });
-      const item = stitch({
-        name: 'cached',
-        url: `${STUB_ORIGIN}/item`,
-        ...POLICIES,
-        cache: { ttl: 3_600_000 },
-      });
-      await item({ query: { i: 0 } }, { engine });
-      return sequential(async () => item({ query: { i: 0 } }, { engine }), count);
+      return sequential(await cacheHitCall(STUB_ORIGIN, stubFetch), count);
     },
   },
   pipeline: {
@@ -127,7 +102,7 @@ const MEASUREMENTS: Record<string, Measurement> = {
       const { call } = stitchCall(STUB_ORIGIN, stubFetch);
       return perCall(count * JOINERS, async () => {
         for (let batch = 0; batch < count; batch++) {
-          await Promise.all(Array.from({ length: JOINERS }, () => call(batch)));
+          await joinBatch(call, batch);
         }
       });
     },
@@ -135,29 +110,12 @@ const MEASUREMENTS: Record<string, Measurement> = {
   tanstack: {
     label: 'TanStack Query fetchQuery (query-core, retry off) + stub fetch',
     count: 10_000,
-    measure(count) {
-      const client = new QueryClient({ defaultOptions: { queries: { retry: false, gcTime: 0 } } });
-      return sequential(
-        (i) =>
-          client.fetchQuery({
-            queryKey: ['item', i],
-            queryFn: async ({ signal }) => (await stubFetch(`${STUB_ORIGIN}/item?i=${i}`, { signal })).json(),
-          }),
-        count,
-      );
-    },
+    measure: (count) => sequential(tanstackCall(STUB_ORIGIN, stubFetch), count),
   },
   cockatiel: {
     label: 'cockatiel wrap(timeout, retry, circuitBreaker, bulkhead) + stub fetch',
     count: 10_000,
-    measure(count) {
-      const policy = cockatielPolicy();
-      const call: Call = (i) =>
-        policy.execute(async ({ signal }) =>
-          (await stubFetch(`${STUB_ORIGIN}/item?i=${i}`, { signal })).json(),
-        );
-      return sequential(call, count);
-    },
+    measure: (count) => sequential(cockatielCall(STUB_ORIGIN, stubFetch), count),
   },
   ...Object.fromEntries(
     LADDER.map(({ name, label, policies }): [string, Measurement] => [
