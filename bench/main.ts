@@ -4,10 +4,11 @@
  * and bench/RESULTS.md. Started by bench/run.mjs, which builds dist/ and bundles this file.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, type as osType, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { InstructionCounts } from './callgrind/report';
 import { renderMarkdown, renderTables } from './lib/report';
 import { type BenchResults, SUITES, type SuiteName } from './lib/results';
 import { RUNS } from './lib/stats';
@@ -108,7 +109,17 @@ if (selected.length === SUITES.length) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   const markdown = join(root, 'bench', 'RESULTS.md');
-  writeFileSync(markdown, renderMarkdown(results));
+  // The instruction counts (npm run bench:instructions) keep their section, rendered from their JSON.
+  const instructions = join(dir, 'instructions.json');
+  writeFileSync(
+    markdown,
+    renderMarkdown(
+      results,
+      existsSync(instructions)
+        ? (JSON.parse(readFileSync(instructions, 'utf8')) as InstructionCounts)
+        : undefined,
+    ),
+  );
   // The project's formatter has the last word on Markdown, so \`npm run lint\` passes on it as written.
   spawnSync(
     process.execPath,

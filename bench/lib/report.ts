@@ -2,6 +2,7 @@
  * Turns the suites' results into the printed tables and bench/RESULTS.md: the sections
  * (./tables), the targets judged against the figures (./verdicts), and every run's values.
  */
+import { type InstructionCounts, instructionSection } from '../callgrind/report';
 import { fixed, LABELS } from './format';
 import type { BenchResults } from './results';
 import type { Sample } from './stats';
@@ -65,8 +66,11 @@ function everyRun(results: BenchResults): string {
   return lines.join('\n');
 }
 
-/** bench/RESULTS.md. */
-export function renderMarkdown(results: BenchResults): string {
+/**
+ * bench/RESULTS.md; with `instructions` (bench/results/instructions.json, when
+ * `npm run bench:instructions` has written it), their section comes last.
+ */
+export function renderMarkdown(results: BenchResults, instructions?: InstructionCounts): string {
   const { machine, versions } = results;
   const verdicts = judge(results);
   const unmet = verdicts.filter((verdict) => verdict.explanation !== undefined);
@@ -120,5 +124,6 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     everyRun(results),
     '',
+    ...(instructions ? [instructionSection(instructions)] : []),
   ].join('\n')}`;
 }
