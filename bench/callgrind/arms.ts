@@ -33,6 +33,12 @@ export interface Arm {
   callers: number;
   /** Steps counted per arm (fewer where a step is many calls). */
   steps: number;
+  /**
+   * Steps run before counting. At least 20 even for the joiners: code that runs once per step
+   * (the joiners' one execution) must have run often enough to be compiled and given its
+   * feedback, or the count takes those first runs in and varies with them.
+   */
+  warmUpSteps: number;
   /** Builds the arm's state; the step it returns takes the step's number. */
   setup: () => Promise<(step: number) => Promise<unknown>>;
 }
@@ -40,7 +46,13 @@ export interface Arm {
 /** How many calls are counted per arm (joiners: this many callers, in steps of {@link JOINERS}). */
 export const CALLS = Math.max(100, Number(process.env.BENCH_CALLS ?? 2_000) || 2_000);
 
-const single = (label: string, setup: Arm['setup']): Arm => ({ label, callers: 1, steps: CALLS, setup });
+const single = (label: string, setup: Arm['setup']): Arm => ({
+  label,
+  callers: 1,
+  steps: CALLS,
+  warmUpSteps: 200,
+  setup,
+});
 
 export const ARMS: Record<ArmName, Arm> = {
   bare: single('bare stub fetch + res.json()', async () => bareCall(STUB_ORIGIN, stubFetch)),
@@ -63,6 +75,7 @@ export const ARMS: Record<ArmName, Arm> = {
     label: `Stitch full pipeline, ${JOINERS} coalesced joiners (per joiner)`,
     callers: JOINERS,
     steps: Math.ceil(CALLS / JOINERS),
+    warmUpSteps: 20,
     async setup() {
       const { call } = stitchCall(STUB_ORIGIN, stubFetch, POLICIES);
       return (step) => joinBatch(call, step);

@@ -22,7 +22,6 @@ const outdir = process.env.BENCH_OUTDIR ?? '.';
 const VALGRIND = process.env.BENCH_VALGRIND ?? 'valgrind';
 /** V8's interpreter only (no baseline or optimising compiler), with fixed seeds: counts that repeat. */
 const NODE_FLAGS = ['--no-opt', '--no-sparkplug', '--predictable', '--hash-seed=1', '--random-seed=1'];
-const WARM_UP_CALLS = 200;
 
 function run(command: string, args: string[]): string {
   return execFileSync(command, args, {
@@ -65,7 +64,6 @@ function count(name: ArmName, scratch: string): ArmCount {
       '--expose-gc',
       join(outdir, 'arm.mjs'),
       name,
-      String(Math.ceil(WARM_UP_CALLS / arm.callers)),
     ],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
   );
@@ -78,7 +76,14 @@ function count(name: ArmName, scratch: string): ArmCount {
   process.stderr.write(
     `bench:instructions: ${name}: ${Math.round(instructions / calls)} per call (${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
   );
-  return { name, label: arm.label, calls, instructions, perCall: instructions / calls };
+  return {
+    name,
+    label: arm.label,
+    warmUpCalls: arm.warmUpSteps * arm.callers,
+    calls,
+    instructions,
+    perCall: instructions / calls,
+  };
 }
 
 let valgrind: string;
@@ -105,7 +110,6 @@ const counts: InstructionCounts = {
   command: 'npm run bench:instructions',
   valgrind,
   nodeFlags: NODE_FLAGS,
-  warmUpCalls: WARM_UP_CALLS,
   versions: {
     node: process.version,
     stitch: `${versionIn('.')} (${run('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ', src/ modified' : ''}, dist/)`,
