@@ -57,19 +57,26 @@ const swrHooks = (id: string) =>
     `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
   );
 
-/** What the search component imports from Stitch, from the two (quoted) module specifiers given. */
-const appLoader = (index: string, react: string) =>
+/**
+ * What the search component imports from Stitch (`stitch` and `retry` from `lite`, its timeouts
+ * being plain options), from the three (quoted) module specifiers given.
+ */
+const appLoader = (lite: string, index: string, react: string) =>
+  `import { stitch, retry } from ${lite}\nimport { createEngine } from ${index}\nconsole.log(stitch, retry, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
+
+/** The same with the main entry's `stitch` (options objects, every policy and the default breaker). */
+const mainAppLoader = (index: string, react: string) =>
   `import { stitch, createEngine } from ${index}\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
 
 export const ROWS: Row[] = [
   {
     id: 'call',
-    label: 'the engine entry one call needs',
+    label: 'the engine entry one call needs (Stitch: stitch-fetch/lite, no policy)',
     entries: {
       stitch: entry(
         'stitch-call',
-        'import { stitch }',
-        `import { stitch } from ${dist('index.js')}\nconsole.log(stitch)`,
+        'import { stitch } from stitch-fetch/lite',
+        `import { stitch } from ${dist('lite/index.js')}\nconsole.log(stitch)`,
       ),
       cockatiel: entry(
         'cockatiel-policies',
@@ -80,6 +87,17 @@ export const ROWS: Row[] = [
         'query-core-client',
         'import { QueryClient } from @tanstack/query-core',
         `import { QueryClient } from '@tanstack/query-core'\nconsole.log(QueryClient)`,
+      ),
+    },
+  },
+  {
+    id: 'call-main',
+    label: "one call, the main entry's stitch (options objects: every policy)",
+    entries: {
+      stitch: entry(
+        'stitch-call-main',
+        'import { stitch } from stitch-fetch',
+        `import { stitch } from ${dist('index.js')}\nconsole.log(stitch)`,
       ),
     },
   },
@@ -119,15 +137,26 @@ export const ROWS: Row[] = [
   },
   {
     id: 'app',
-    label: 'engine + hooks: what the search component imports',
+    label: 'engine + hooks: what the search component imports (Stitch: lite, with retry)',
     entries: {
       stitch: entry(
         'stitch-app',
-        'import { stitch, createEngine } + { useStitch, StitchProvider, skipToken }',
-        appLoader(dist('index.js'), dist('react/index.js')),
+        'import { stitch, retry } from stitch-fetch/lite + { createEngine } + { useStitch, StitchProvider, skipToken }',
+        appLoader(dist('lite/index.js'), dist('index.js'), dist('react/index.js')),
       ),
       tanstack: reactQueryHooks('react-query-app'),
       swr: swrHooks('swr-app'),
+    },
+  },
+  {
+    id: 'app-main',
+    label: "the search component's import with the main entry's stitch",
+    entries: {
+      stitch: entry(
+        'stitch-app-main',
+        'import { stitch, createEngine } + { useStitch, StitchProvider, skipToken }',
+        mainAppLoader(dist('index.js'), dist('react/index.js')),
+      ),
     },
   },
 ];
@@ -215,6 +244,8 @@ runSuite(async () => {
       'esbuild (bundle, minify, tree-shaking, react + react-dom external), gzip -9, as @size-limit/esbuild',
     sizeLimit: sizeLimit(),
     rows,
-    breakdown: await breakdown(appLoader("'./src/index.ts'", "'./src/react/index.ts'")),
+    breakdown: await breakdown(
+      appLoader("'./src/lite/index.ts'", "'./src/index.ts'", "'./src/react/index.ts'"),
+    ),
   };
 });

@@ -15,12 +15,12 @@
  * call allocates that Node makes costly (AbortControllers, timers, events).
  */
 import { runSuite } from '../lib/child';
-import { POLICIES } from './overhead/calls';
+import { SETTINGS } from './overhead/calls';
 import { inProcess } from './overhead/inProcess';
 import { network } from './overhead/network';
 
 runSuite(async () => {
   // In process first, on a fresh heap; the network part's heap and sockets do not matter to it.
   const stubbed = await inProcess();
-  return { policies: POLICIES, network: await network(), inProcess: stubbed };
+  return { policies: SETTINGS, network: await network(), inProcess: stubbed };
 });

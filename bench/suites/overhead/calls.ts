@@ -17,14 +17,31 @@ import {
   timeout,
   wrap,
 } from 'cockatiel';
-import { createEngine, type Engine, type StitchConfig, type StitchRun, stitch } from '../../../src/index';
+import {
+  circuit,
+  createEngine,
+  type Engine,
+  type StitchConfig,
+  type StitchRun,
+  stitch,
+  retry as stitchRetry,
+  throttle,
+} from '../../../src/index';
 
-/** The Stitch configuration under test: every policy on, sized so none ever triggers. */
-export const POLICIES = {
+/** Every policy on, sized so none ever triggers: the settings, as the tables print them. */
+export const SETTINGS = {
   retry: { attempts: 3 },
   timeout: { each: 2_000, total: 8_000 },
   circuit: { failures: 5, cooldown: 30_000 },
   throttle: { concurrency: 256, rate: '200000/s' },
+};
+
+/** {@link SETTINGS} as the Stitch configuration under test, its policies as values. */
+export const POLICIES = {
+  retry: stitchRetry(SETTINGS.retry),
+  timeout: SETTINGS.timeout,
+  circuit: circuit(SETTINGS.circuit),
+  throttle: throttle(SETTINGS.throttle),
 } satisfies Partial<StitchConfig>;
 
 export type Call = (i: number) => Promise<unknown>;
@@ -80,16 +97,16 @@ export const JOINERS = 100;
 export const joinBatch = (call: Call, batch: number): Promise<unknown[]> =>
   Promise.all(Array.from({ length: JOINERS }, () => call(batch)));
 
-/** {@link POLICIES} composed with cockatiel, `wrap(timeout, retry, circuitBreaker, bulkhead)`, around `fetch`. */
+/** {@link SETTINGS} composed with cockatiel, `wrap(timeout, retry, circuitBreaker, bulkhead)`, around `fetch`. */
 export function cockatielCall(origin: string, fetch: typeof globalThis.fetch): Call {
   const policy = wrap(
-    timeout(POLICIES.timeout.total, TimeoutStrategy.Cooperative),
-    retry(handleAll, { maxAttempts: POLICIES.retry.attempts - 1, backoff: new ExponentialBackoff() }),
+    timeout(SETTINGS.timeout.total, TimeoutStrategy.Cooperative),
+    retry(handleAll, { maxAttempts: SETTINGS.retry.attempts - 1, backoff: new ExponentialBackoff() }),
     circuitBreaker(handleAll, {
-      halfOpenAfter: POLICIES.circuit.cooldown,
-      breaker: new ConsecutiveBreaker(POLICIES.circuit.failures),
+      halfOpenAfter: SETTINGS.circuit.cooldown,
+      breaker: new ConsecutiveBreaker(SETTINGS.circuit.failures),
     }),
-    bulkhead(POLICIES.throttle.concurrency, Number.MAX_SAFE_INTEGER),
+    bulkhead(SETTINGS.throttle.concurrency, Number.MAX_SAFE_INTEGER),
   );
   return (i) =>
     policy.execute(async ({ signal }) => (await fetch(`${origin}/item?i=${i}`, { signal })).json());
