@@ -57,6 +57,13 @@ function everyRun(results: BenchResults): string {
       '',
       `Full pipeline, paired slices: CPU [${list(plainNs, 0)}] without, [${list(subscribedNs, 0)}] with 11,000 other keys subscribed.`,
     );
+    const { paired } = overhead.inProcess;
+    lines.push(
+      '',
+      `Paired slices of ${paired.callsPerSlice} calls, CPU ns per call: ${Object.entries(paired.cpuNs)
+        .map(([name, runs]) => `${name} [${list(runs, 0)}]`)
+        .join('; ')}.`,
+    );
     const a = overhead.inProcess.allocations;
     lines.push(
       '',

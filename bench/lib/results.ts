@@ -84,6 +84,11 @@ export interface OverheadSuite {
      * engine without, in alternating slices: CPU ns per call of each, per slice.
      */
     crowding: { plainNs: number[]; subscribedNs: number[] };
+    /**
+     * Bare fetch, cockatiel, TanStack Query, the full pipeline and Stitch with no policies taking
+     * turns in slices of `callsPerSlice` calls: CPU ns per call of each arm, per slice.
+     */
+    paired: { callsPerSlice: number; cpuNs: Record<string, number[]> };
     allocations: {
       abortControllersPerCall: number;
       timersPerCall: number;

@@ -159,6 +159,42 @@ async function crowding() {
   return { plainNs, subscribedNs };
 }
 
+const PAIRED_SLICES = 15;
+const PAIRED_CALLS = 1_000;
+
+/**
+ * The targets' ratios on equal terms: bare fetch, cockatiel, TanStack Query, Stitch's full
+ * pipeline and Stitch with no policies, each warm, taking turns in slices of
+ * {@link PAIRED_CALLS} calls (the order rotates each slice, so none always follows the same
+ * one), so every arm sees the same load on the machine and the same garbage left by the others.
+ * CPU ns per call of each slice, per arm.
+ */
+async function paired() {
+  const arms: Record<string, Call> = {
+    fetchStub: bareCall(STUB_ORIGIN, stubFetch),
+    cockatiel: cockatielCall(STUB_ORIGIN, stubFetch),
+    tanstack: tanstackCall(STUB_ORIGIN, stubFetch),
+    pipeline: stitchCall(STUB_ORIGIN, stubFetch).call,
+    ladderNone: stitchCall(STUB_ORIGIN, stubFetch, { retry: false, circuit: false }).call,
+  };
+  const names = Object.keys(arms);
+  let next = 0;
+  // Each call its own number across slices: never a cache hit, never a joiner.
+  const slice = async (name: string) => {
+    const call = arms[name] as Call;
+    return (await sequential(async () => call(next++), PAIRED_CALLS)).cpuNs;
+  };
+  for (const name of names) await slice(name);
+  const cpuNs: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < PAIRED_SLICES; round++) {
+    for (let turn = 0; turn < names.length; turn++) {
+      const name = names[(turn + round) % names.length] as string;
+      cpuNs[name]?.push(await slice(name));
+    }
+  }
+  return { callsPerSlice: PAIRED_CALLS, cpuNs };
+}
+
 /**
  * What one full-pipeline call allocates that Node makes costly: AbortControllers and timers
  * (counted by wrapping the globals the engine reads at call time), and the events its run logs.
@@ -230,6 +266,7 @@ export async function inProcess() {
       runs: { wallNs: wall(name), cpuNs: cpu(name) },
     })),
     crowding: await crowding(),
+    paired: await paired(),
     allocations: await allocations(200),
   };
 }
