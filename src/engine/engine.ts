@@ -105,7 +105,8 @@ export function createEngine(options?: EngineOptions): Engine {
   const given = checked.store;
   const bound = timeBound(clock.schedule, checked.storeTimeout);
   const shared = isSharedState(given) ? boundedShared(given, bound) : undefined;
-  // A store that implements the shared operations itself keeps nothing in a plain store.
+  // A store that implements the shared operations (Redis's) serves every part; the engine's own
+  // memory store then holds nothing.
   const store =
     given && !isSharedState(given)
       ? boundedStore(given, clock.schedule, checked.storeTimeout)

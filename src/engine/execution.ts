@@ -23,8 +23,9 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
   const { definition, parts, retry } = context;
   // The budget is per vendor, like the breaker: an outage there must not multiply its traffic.
   const budgetKey = definition.circuit?.key ?? context.request.origin;
-  const budget = retry.budget && parts.use(retry.budget.part);
-  if (retry.budget) budget?.recordCall(budgetKey, retry.budget);
+  const limits = retry.budget;
+  const budget = limits && parts.use(limits.part);
+  if (limits && budget) budget.recordCall(budgetKey, limits);
   const total = context.lifetime;
   let previous: StitchError | undefined;
   try {
@@ -44,13 +45,13 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         remaining: total.remaining(),
       });
       if ('giveUp' in next) return fail(context, error);
-      if (budget && retry.budget) {
+      if (limits && budget) {
         // The ask may outlive the run (it is raced, not cut): a late store failure is not this run's news.
         const storeError = (cause: unknown) => {
           if (total.signal.aborted) return;
           context.emit({ type: 'store', operation: 'budget', key: budgetKey, error: reasonMessage(cause) });
         };
-        const asking = budget.tryRetry(budgetKey, retry.budget, storeError);
+        const asking = budget.tryRetry(budgetKey, limits, storeError);
         // A slow store is bounded by the total deadline too, never only by `storeTimeout`.
         let fits: boolean;
         try {
