@@ -39,7 +39,7 @@ function everyRun(results: BenchResults): string {
       '',
     );
     for (const row of overhead.network.rows) {
-      for (const name of ['fetch', 'stitch'] as const) {
+      for (const name of ['fetch', 'signal', 'stitch'] as const) {
         const runs = row.runs[name];
         lines.push(
           `- concurrency ${row.concurrency}, ${name}: p50 [${list(runs.p50, 3)}]; p99 [${list(runs.p99, 3)}]; throughput [${list(runs.throughput, 0)}]; client CPU µs/call [${list(runs.cpuPerCallUs, 1)}]`,

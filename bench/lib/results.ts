@@ -65,9 +65,14 @@ export interface OverheadSuite {
       concurrency: number;
       calls: number;
       fetch: Load;
+      /** Bare fetch given an AbortSignal: what any library that can cancel a request must pass. */
+      signal: Load;
       stitch: Load;
+      /** Stitch over bare fetch, the median of the per-run ratios. */
       ratio: Load;
-      runs: Record<'fetch' | 'stitch', Record<keyof Load, number[]>>;
+      /** Fetch with a signal over bare fetch, likewise. */
+      signalRatio: Load;
+      runs: Record<'fetch' | 'signal' | 'stitch', Record<keyof Load, number[]>>;
     }>;
   };
   inProcess: {

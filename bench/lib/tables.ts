@@ -71,6 +71,7 @@ function networkTable(suite: OverheadSuite): string {
       'p99 ×',
       'CPU/call ×',
       'throughput (Stitch / fetch)',
+      'throughput (fetch + signal / fetch)',
     ],
     suite.network.rows.map((row) => [
       String(row.concurrency),
@@ -87,6 +88,7 @@ function networkTable(suite: OverheadSuite): string {
       fixed(row.ratio.p99, 2),
       fixed(row.ratio.cpuPerCallUs, 2),
       percent(row.ratio.throughput),
+      percent(row.signalRatio.throughput),
     ]),
   );
 }
@@ -146,7 +148,7 @@ export function sections(results: BenchResults): string[] {
   }
   if (overhead) {
     out.push(
-      `### 3. Engine overhead\n\nAgainst a ${overhead.network.origin} in another process. Stitch configured with ${JSON.stringify(overhead.policies)}; every call has its own URL, so nothing is coalesced or cached. Each run alternates fetch and Stitch in ${overhead.network.slices} slices (so both see the same load on the machine); ratios are medians of the per-run ratios. _CPU µs/call_ is the client process's CPU time per call, the figure least disturbed by other load.\n\n${networkTable(overhead)}\n\n${inProcessTable(overhead)}`,
+      `### 3. Engine overhead\n\nAgainst a ${overhead.network.origin} in another process. Stitch configured with ${JSON.stringify(overhead.policies)}; every call has its own URL, so nothing is coalesced or cached. Each run takes turns between bare fetch, fetch given an AbortSignal (what any library that can cancel a request must pass) and Stitch in ${overhead.network.slices} slices, the order rotating (so all see the same load on the machine); ratios are medians of the per-run ratios. _CPU µs/call_ is the client process's CPU time per call, the figure least disturbed by other load.\n\n${networkTable(overhead)}\n\n${inProcessTable(overhead)}`,
     );
   }
   if (bundle) {

@@ -167,7 +167,7 @@ export function judge(results: BenchResults): Verdict[] {
       explanation:
         throughput >= 0.85
           ? undefined
-          : `The client process is CPU-bound at concurrency 64 (${results.machine.cpus} cores, shared with the vendor and other load: load average ${results.machine.loadAverageAtStart.join(' / ')} at the start): a Stitch call used ${fixed(at64?.ratio.cpuPerCallUs ?? Number.NaN, 2)} × the client CPU of a bare fetch. ${perCall}`,
+          : `The client process is CPU-bound at concurrency 64 (${results.machine.cpus} cores, shared with the vendor and other load: load average ${results.machine.loadAverageAtStart.join(' / ')} at the start): a Stitch call used ${fixed(at64?.ratio.cpuPerCallUs ?? Number.NaN, 2)} × the client CPU of a bare fetch. Passing fetch an AbortSignal alone, as any library that can cancel a request must, keeps ${percent(at64?.signalRatio.throughput ?? Number.NaN)} of bare fetch's throughput here. ${perCall}`,
     });
   }
 

@@ -1,6 +1,7 @@
 /**
- * The overhead suite over the network: bare fetch against Stitch with every policy on, against a
- * keep-alive node:http vendor in another process, at concurrency 1 and 64, alternating in slices.
+ * The overhead suite over the network: bare fetch, fetch given an AbortSignal, and Stitch with
+ * every policy on, against a keep-alive node:http vendor in another process, at concurrency 1 and
+ * 64, taking turns in slices.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,8 +11,11 @@ import { median, percentile, RUNS } from '../../lib/stats';
 import { bareCall, type Call, stitchCall } from './calls';
 
 const NETWORK_CALLS = { 1: 1_000, 64: 4_000 } as const;
-/** A run alternates fetch and Stitch in this many slices (ABBA…), so both see the same load on the machine. */
+/** A run takes turns in this many slices, the order rotating, so all see the same load on the machine. */
 const SLICES = 4;
+/** Bare fetch, fetch given an AbortSignal (what any library that can cancel must pass), Stitch. */
+const VARIANTS = ['fetch', 'signal', 'stitch'] as const;
+type Variant = (typeof VARIANTS)[number];
 const WARM_UP = 200;
 
 interface LoadResult {
@@ -79,6 +83,8 @@ export async function network() {
   const { origin, child } = await startVendor();
   const variants = {
     fetch: () => bareCall(origin),
+    signal: (): Call => async (i) =>
+      (await fetch(`${origin}/item?i=${i}`, { signal: new AbortController().signal })).json(),
     stitch: (): Call => {
       const { call } = stitchCall(origin);
       return async (i) => call(i);
@@ -95,18 +101,18 @@ export async function network() {
   for (const make of Object.values(variants)) await slice(make(), 64, 1_000, fresh());
   for (let run = 0; run < RUNS; run++) {
     for (const concurrency of [1, 64] as const) {
-      const calls = { fetch: variants.fetch(), stitch: variants.stitch() };
-      const tallies = { fetch: tally(), stitch: tally() };
-      for (const name of ['fetch', 'stitch'] as const)
-        await slice(calls[name], concurrency, WARM_UP, fresh());
+      const calls = { fetch: variants.fetch(), signal: variants.signal(), stitch: variants.stitch() };
+      const tallies = { fetch: tally(), signal: tally(), stitch: tally() };
+      for (const name of VARIANTS) await slice(calls[name], concurrency, WARM_UP, fresh());
       const size = NETWORK_CALLS[concurrency] / SLICES;
       for (let part = 0; part < SLICES; part++) {
-        // fetch, stitch, stitch, fetch, …: neither always goes first.
-        const order =
-          (part + run) % 2 === 0 ? (['fetch', 'stitch'] as const) : (['stitch', 'fetch'] as const);
-        for (const name of order) await slice(calls[name], concurrency, size, fresh(), tallies[name]);
+        // The order rotates each slice: none always goes first.
+        for (let turn = 0; turn < VARIANTS.length; turn++) {
+          const name = VARIANTS[(turn + part + run) % VARIANTS.length] as Variant;
+          await slice(calls[name], concurrency, size, fresh(), tallies[name]);
+        }
       }
-      for (const name of ['fetch', 'stitch'] as const) {
+      for (const name of VARIANTS) {
         const id = `${name}@${concurrency}`;
         results[id] = [...(results[id] ?? []), finish(tallies[name])];
       }
@@ -122,23 +128,29 @@ export async function network() {
       Object.fromEntries(
         fields.map((field) => [field, median(runsOf(name, field))]),
       ) as unknown as LoadResult;
-    const paired = (field: keyof LoadResult) => {
+    const paired = (name: Variant, field: keyof LoadResult) => {
       const bare = runsOf('fetch', field);
-      return runsOf('stitch', field).map((value, run) => value / (bare[run] ?? Number.NaN));
+      return runsOf(name, field).map((value, run) => value / (bare[run] ?? Number.NaN));
     };
+    const ratios = (name: Variant) =>
+      Object.fromEntries(
+        fields.map((field) => [field, median(paired(name, field))]),
+      ) as unknown as LoadResult;
     return {
       concurrency,
       calls: NETWORK_CALLS[concurrency],
       fetch: medians('fetch'),
+      signal: medians('signal'),
       stitch: medians('stitch'),
-      // The median of per-run ratios: each run measured both, interleaved, under the same load.
-      ratio: Object.fromEntries(
-        fields.map((field) => [field, median(paired(field))]),
-      ) as unknown as LoadResult,
-      runs: {
-        fetch: Object.fromEntries(fields.map((field) => [field, runsOf('fetch', field)])),
-        stitch: Object.fromEntries(fields.map((field) => [field, runsOf('stitch', field)])),
-      },
+      // The median of per-run ratios: each run measured all three, interleaved, under the same load.
+      ratio: ratios('stitch'),
+      signalRatio: ratios('signal'),
+      runs: Object.fromEntries(
+        VARIANTS.map((name) => [
+          name,
+          Object.fromEntries(fields.map((field) => [field, runsOf(name, field)])),
+        ]),
+      ),
     };
   });
   return { origin: 'forked node:http server on 127.0.0.1, keep-alive', slices: SLICES, rows };
