@@ -27,6 +27,8 @@ function hash(text: string): string {
  * top-level object's members first (the query's secret values become hashes).
  */
 function canonical(value: unknown, field?: (name: string, value: unknown) => unknown): string {
+  // A finite number is its own JSON (the common scalar: ids, pages, limits).
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   let out: string;
   if (Array.isArray(value)) {
@@ -59,11 +61,28 @@ export function isPlainData(value: unknown): boolean {
 /** Builds the keys of one engine; `secret` lists lower-cased header names to hash. */
 export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
+  const hidden = (field: string, value: unknown) =>
+    secret.has(field.toLowerCase()) ? `#${hash(salt + JSON.stringify(value))}` : value;
+  // The start of every key of a scope and stitch, written once (a key is built on every call).
+  const prefixes = new Map<string, Map<string, string>>();
+  const prefixOf = (name: string, scope: string): string => {
+    let ofScope = prefixes.get(scope);
+    if (ofScope === undefined) {
+      // Scopes are few; a flood of them (one per request, say) must not pile up.
+      if (prefixes.size >= 256) prefixes.clear();
+      ofScope = new Map();
+      prefixes.set(scope, ofScope);
+    }
+    let prefix = ofScope.get(name);
+    if (prefix === undefined) {
+      prefix = `[${JSON.stringify(name)},${JSON.stringify(scope)},`;
+      ofScope.set(name, prefix);
+    }
+    return prefix;
+  };
   return {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
     keyOf(name: string, scope: string, input: StitchInput | undefined): string {
-      const hidden = (field: string, value: unknown) =>
-        secret.has(field.toLowerCase()) ? `#${hash(salt + JSON.stringify(value))}` : value;
       let headers = '[]';
       if (input?.headers) {
         const pairs = Object.entries(input.headers).map(([header, value]) => [
@@ -76,7 +95,7 @@ export function createKeys(secret: ReadonlySet<string>) {
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
       const query = input?.query && canonical(input.query, hidden);
       const shape = `${canonical(input?.params)},${query ?? 'null'},${canonical(input?.body)}`;
-      return `[${JSON.stringify(name)},${JSON.stringify(scope)},${shape},${headers}]`;
+      return `${prefixOf(name, scope)}${shape},${headers}]`;
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */
     belongsTo(key: string, name: string): boolean {
