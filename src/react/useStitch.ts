@@ -103,36 +103,50 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
     sameResult,
   );
 
-  useEffect(() => {
-    observer.mount();
-    return () => observer.unmount();
-  }, [observer]);
-
+  const { defaults, focus, online } = settings;
+  const refetchOnFocus = options.refetchOnFocus ?? defaults.refetchOnFocus ?? false;
+  const refetchOnReconnect = options.refetchOnReconnect ?? defaults.refetchOnReconnect ?? false;
+  const refetchInterval = options.refetchInterval ?? defaults.refetchInterval ?? 0;
+  // One effect commits the target, mounts the observer and arms the triggers: an effect per
+  // concern would cost React three per reader (a thousand readers of one key: three thousand).
+  // Re-running it is cheap: `unmount` lets go only a microtask later, unless `mount` came first
+  // (as it does here), and `update` keeps the request of an unchanged target.
   // `value` is read through `key`: a new object with the same content is not a new input.
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
   useEffect(() => {
+    observer.mount();
     // Stored at commit, not during a render, where it would notify other components of the key.
     if (initial && key !== undefined && engine.getSnapshot(key).data === undefined) {
       engine.hydrate({ version: 1, entries: [[key, initial.data, initial.updatedAt]] });
     }
     observer.update({ stitch, input: value, key, signal, scope, debounce, staleTime });
-  }, [engine, observer, stitch, key, signal, scope, debounce, staleTime, initial]);
-
-  const { defaults, focus, online } = settings;
-  const refetchOnFocus = options.refetchOnFocus ?? defaults.refetchOnFocus ?? false;
-  const refetchOnReconnect = options.refetchOnReconnect ?? defaults.refetchOnReconnect ?? false;
-  const refetchInterval = options.refetchInterval ?? defaults.refetchInterval ?? 0;
-  useEffect(
-    () =>
-      watchTriggers(
-        engine,
-        key,
-        { refetchOnFocus, refetchOnReconnect, refetchInterval },
-        { focus, online },
-        observer,
-      ),
-    [engine, observer, key, refetchOnFocus, refetchOnReconnect, refetchInterval, focus, online],
-  );
+    const stopTriggers = watchTriggers(
+      engine,
+      key,
+      { refetchOnFocus, refetchOnReconnect, refetchInterval },
+      { focus, online },
+      observer,
+    );
+    return () => {
+      stopTriggers();
+      observer.unmount();
+    };
+  }, [
+    engine,
+    observer,
+    stitch,
+    key,
+    signal,
+    scope,
+    debounce,
+    staleTime,
+    initial,
+    refetchOnFocus,
+    refetchOnReconnect,
+    refetchInterval,
+    focus,
+    online,
+  ]);
 
   return result;
 }
