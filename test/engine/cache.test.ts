@@ -157,4 +157,19 @@ describe('least recently used', () => {
     expect(cache.snapshot('hot').data).toBe(1);
     expect(cache.snapshot('b').data).toBeUndefined();
   });
+
+  it('a key read twice in a row is still moved up once another key became more recent', () => {
+    const cache = createCache(createManualClock(), 2);
+    const fresh = { ttl: 1_000, staleWhileRevalidate: 0, scope: undefined };
+    cache.store('hot', 1);
+    cache.store('b', 2);
+    const leave = cache.subscribe('b', () => {});
+    expect(cache.freshness('hot', fresh)).toBe('fresh');
+    // The last reader of b leaving makes b the most recently used of the idle keys.
+    leave();
+    expect(cache.freshness('hot', fresh)).toBe('fresh');
+    cache.store('c', 3);
+    expect(cache.snapshot('hot').data).toBe(1);
+    expect(cache.snapshot('b').data).toBeUndefined();
+  });
 });
