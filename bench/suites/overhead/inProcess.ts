@@ -132,66 +132,63 @@ const MEASUREMENTS: Record<string, Measurement> = {
   ),
 };
 
-const CROWDING_SLICES = 15;
-const CROWDING_CALLS = 500;
-
 /**
- * Whether subscribed keys slow a call (eviction must never walk them): the full pipeline on two
- * engines, one where {@link SUBSCRIBED} other keys have a reader, in alternating slices, so both
- * arms see the same load on the machine. CPU ns per call of each slice.
+ * `arms` taking turns in `rounds` rounds of one slice of `calls` calls each, every arm warm first,
+ * the order rotating each round (so none always follows the same one) and every call with its own
+ * number (never a cache hit, never a joiner): all see the same load on the machine and the same
+ * garbage left by the others. CPU ns per call of each slice, per arm.
  */
-async function crowding() {
-  const plain = stitchCall(STUB_ORIGIN, stubFetch);
-  const crowded = stitchCall(STUB_ORIGIN, stubFetch);
-  for (let key = 0; key < SUBSCRIBED; key++) crowded.engine.subscribe(`reader ${key}`, () => {});
-  let next = 0;
-  // Each call its own number across slices: never a cache hit, never a joiner.
-  const slice = async (call: (i: number) => Promise<unknown>) =>
-    (await sequential(async () => call(next++), CROWDING_CALLS)).cpuNs;
-  await slice(plain.call);
-  await slice(crowded.call);
-  const plainNs: number[] = [];
-  const subscribedNs: number[] = [];
-  for (let round = 0; round < CROWDING_SLICES; round++) {
-    plainNs.push(await slice(plain.call));
-    subscribedNs.push(await slice(crowded.call));
-  }
-  return { plainNs, subscribedNs };
-}
-
-const PAIRED_SLICES = 15;
-const PAIRED_CALLS = 1_000;
-
-/**
- * The targets' ratios on equal terms: bare fetch, cockatiel, TanStack Query, Stitch's full
- * pipeline and Stitch with no policies, each warm, taking turns in slices of
- * {@link PAIRED_CALLS} calls (the order rotates each slice, so none always follows the same
- * one), so every arm sees the same load on the machine and the same garbage left by the others.
- * CPU ns per call of each slice, per arm.
- */
-async function paired() {
-  const arms: Record<string, Call> = {
-    fetchStub: bareCall(STUB_ORIGIN, stubFetch),
-    cockatiel: cockatielCall(STUB_ORIGIN, stubFetch),
-    tanstack: tanstackCall(STUB_ORIGIN, stubFetch),
-    pipeline: stitchCall(STUB_ORIGIN, stubFetch).call,
-    ladderNone: stitchCall(STUB_ORIGIN, stubFetch, { retry: false, circuit: false }).call,
-  };
+async function takeTurns(arms: Record<string, Call>, rounds: number, calls: number) {
   const names = Object.keys(arms);
   let next = 0;
-  // Each call its own number across slices: never a cache hit, never a joiner.
   const slice = async (name: string) => {
     const call = arms[name] as Call;
-    return (await sequential(async () => call(next++), PAIRED_CALLS)).cpuNs;
+    return (await sequential(async () => call(next++), calls)).cpuNs;
   };
   for (const name of names) await slice(name);
   const cpuNs: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = 0; round < PAIRED_SLICES; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let turn = 0; turn < names.length; turn++) {
       const name = names[(turn + round) % names.length] as string;
       cpuNs[name]?.push(await slice(name));
     }
   }
+  return cpuNs;
+}
+
+/**
+ * Whether subscribed keys slow a call (eviction must never walk them): the full pipeline on two
+ * engines, one where {@link SUBSCRIBED} other keys have a reader, taking turns in 15 slices of 500.
+ */
+async function crowding() {
+  const crowded = stitchCall(STUB_ORIGIN, stubFetch);
+  for (let key = 0; key < SUBSCRIBED; key++) crowded.engine.subscribe(`reader ${key}`, () => {});
+  const { plainNs = [], subscribedNs = [] } = await takeTurns(
+    { plainNs: stitchCall(STUB_ORIGIN, stubFetch).call, subscribedNs: crowded.call },
+    15,
+    500,
+  );
+  return { plainNs, subscribedNs };
+}
+
+const PAIRED_CALLS = 1_000;
+
+/**
+ * The targets' ratios on equal terms: bare fetch, cockatiel, TanStack Query, Stitch's full
+ * pipeline and Stitch with no policies taking turns in 15 slices of {@link PAIRED_CALLS} calls.
+ */
+async function paired() {
+  const cpuNs = await takeTurns(
+    {
+      fetchStub: bareCall(STUB_ORIGIN, stubFetch),
+      cockatiel: cockatielCall(STUB_ORIGIN, stubFetch),
+      tanstack: tanstackCall(STUB_ORIGIN, stubFetch),
+      pipeline: stitchCall(STUB_ORIGIN, stubFetch).call,
+      ladderNone: stitchCall(STUB_ORIGIN, stubFetch, { retry: false, circuit: false }).call,
+    },
+    15,
+    PAIRED_CALLS,
+  );
   return { callsPerSlice: PAIRED_CALLS, cpuNs };
 }
 
