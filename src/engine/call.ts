@@ -260,7 +260,7 @@ export function createCall(deps: CallDeps) {
     const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
     const recorded =
       idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
-    const listener = (event: EventPayload, trace: boolean) => emitTo(run, event, trace);
+    const listener = (event: EventPayload, trace: boolean, at: number) => emitTo(run, event, trace, at);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (emit) => {
       const request = requestOf();
       const policy = idempotencyKey === undefined ? definition.retry.plain : definition.retry.keyed;

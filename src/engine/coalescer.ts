@@ -2,8 +2,11 @@ import type { ExecutionState } from './context';
 import type { EventPayload } from './events';
 import type { ExecutionResult } from './execution';
 
-/** Receives a shared execution's events; `trace` is true for exactly one reference per event. */
-export type EventListener = (event: EventPayload, trace: boolean) => void;
+/**
+ * Receives a shared execution's events, and when each happened (timed once for every reference);
+ * `trace` is true for exactly one reference per event.
+ */
+export type EventListener = (event: EventPayload, trace: boolean, at: number) => void;
 
 /** What a reference sees of the execution it holds. */
 export interface SharedExecution<TData> {
@@ -81,10 +84,11 @@ export interface Coalescer {
 }
 
 /**
- * Creates a coalescer. Law 4: each caller is one reference; a reference that lets go rejects
- * alone; only the last one aborts the shared request, which is never re-sent for the others.
+ * Creates a coalescer, `now` timing the events it shares. Law 4: each caller is one reference; a
+ * reference that lets go rejects alone; only the last one aborts the shared request, which is
+ * never re-sent for the others.
  */
-export function createCoalescer(): Coalescer {
+export function createCoalescer(now: () => number): Coalescer {
   const entries = new Map<string, Entry>();
 
   const open = <TData>(
@@ -96,9 +100,10 @@ export function createCoalescer(): Coalescer {
     // The starter's first events may be emitted synchronously: its caller must already listen.
     const listeners = new Map<string, EventListener>([[run, listener]]);
     const emit = (event: EventPayload) => {
+      const at = now();
       let trace = true;
       for (const listener of listeners.values()) {
-        listener(event, trace);
+        listener(event, trace, at);
         trace = false;
       }
     };

@@ -150,7 +150,7 @@ export function createEngine(options?: EngineOptions): Engine {
     parts,
     cache,
     keys,
-    coalescer: createCoalescer(),
+    coalescer: createCoalescer(() => parts.clock.now()),
     inspector,
     // Chosen per run: a run started while nobody inspects pays nothing per event for inspection.
     sink: () => (inspector.active ? inspected : traced),

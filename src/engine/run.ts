@@ -74,7 +74,7 @@ export function summarize(error: StitchError): ErrorSummary {
 }
 
 interface RunInternals {
-  emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean): void;
+  emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean, at: number | undefined): void;
   finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
 }
 
@@ -82,10 +82,11 @@ let internals: RunInternals | undefined;
 
 /**
  * Logs an event on `run`, stamped with its identity and time when read; `trace: false` keeps it
- * from the sinks (a shared execution's event is traced through one of its runs only).
+ * from the sinks (a shared execution's event is traced through one of its runs only). `at` is
+ * when it happened, if known (an event shared by many runs is timed once); now otherwise.
  */
-export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true): void =>
-  internals?.emit(run, payload, trace);
+export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true, at?: number): void =>
+  internals?.emit(run, payload, trace, at);
 
 /** Settles `run` once, with its closing events; later calls are ignored. */
 export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
@@ -143,14 +144,14 @@ export class StitchRun<TData> extends Promise<TData> {
     // The engine's hold on a run, not part of its public face: set by the first run, not at load
     // (a static block would be code a bundler must keep in every app that imports this module).
     internals ??= {
-      emit: (run, payload, trace) => run.#emit(payload, trace),
+      emit: (run, payload, trace, at) => run.#emit(payload, trace, at),
       finish: (run, result, tally) => run.#finish(result, tally),
     };
   }
 
-  #emit(payload: EventPayload, trace: boolean): void {
+  #emit(payload: EventPayload, trace: boolean, at = this.#clock.now()): void {
     this.#payloads.push(payload);
-    this.#times.push(this.#clock.now());
+    this.#times.push(at);
     if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
     this.#wake?.emit();
   }
@@ -174,10 +175,12 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#result = result;
     this.#tally = tally;
     const outcome = outcomeOf(result);
-    if (outcome === 'success') this.#emit({ type: 'success', status: tally.status }, true);
+    // The closing events happen together: one reading of the clock.
+    const at = this.#clock.now();
+    if (outcome === 'success') this.#emit({ type: 'success', status: tally.status }, true, at);
     else if (outcome === 'error' && !result.ok)
-      this.#emit({ type: 'error', error: summarize(result.error) }, true);
-    this.#emit({ type: 'done', outcome, elapsed: this.#clock.now() - this.#started }, true);
+      this.#emit({ type: 'error', error: summarize(result.error) }, true, at);
+    this.#emit({ type: 'done', outcome, elapsed: at - this.#started }, true, at);
     if (result.ok) this.#fulfil(result.data);
     else this.#reject(result.error);
   }

@@ -85,7 +85,7 @@ const response: EventPayload = { type: 'response', attempt: 1, status: 200, elap
 
 describe('createCoalescer', () => {
   it('shares one execution between callers of the same key and marks who joined', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey('users');
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -99,7 +99,7 @@ describe('createCoalescer', () => {
   });
 
   it('never shares without a key', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const a = coalescer.join(undefined, 'run-a', ignore, start);
     const b = coalescer.join(undefined, 'run-b', ignore, start);
@@ -109,7 +109,7 @@ describe('createCoalescer', () => {
   });
 
   it('keeps different keys apart', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     coalescer.join(uniqueKey('a'), 'run-a', ignore, start);
     coalescer.join(uniqueKey('b'), 'run-b', ignore, start);
@@ -117,7 +117,7 @@ describe('createCoalescer', () => {
   });
 
   it('delivers each event to every reference in join order, with trace true for exactly one', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const log: Array<[string, string, boolean]> = [];
@@ -133,7 +133,7 @@ describe('createCoalescer', () => {
   });
 
   it('moves the trace to the next reference when the first lets go', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const log: Array<[string, string, boolean]> = [];
@@ -150,7 +150,7 @@ describe('createCoalescer', () => {
   });
 
   it("hears the starter's synchronous first events on the leader", () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const log: Array<[string, string, boolean]> = [];
     const start: Starter<string> = (emit) => {
       emit(queued);
@@ -166,7 +166,7 @@ describe('createCoalescer', () => {
   });
 
   it('releasing a reference that is not the last does not abort the execution', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -180,7 +180,7 @@ describe('createCoalescer', () => {
   });
 
   it('the last release aborts the execution with its reason and frees the key', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -198,7 +198,7 @@ describe('createCoalescer', () => {
   });
 
   it('release is idempotent: a second release does not count as another reference', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -210,14 +210,14 @@ describe('createCoalescer', () => {
   });
 
   it('the last release of an unkeyed execution aborts it too', () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     coalescer.join(undefined, 'run-a', ignore, start).release('superseded');
     expect(starts[0]?.lifetime.ended?.reason).toBe('superseded');
   });
 
   it("frees the key before its references' callbacks run, so a caller from a callback starts afresh", async () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -235,7 +235,7 @@ describe('createCoalescer', () => {
   });
 
   it('a release after the execution settled aborts nothing', async () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const a = coalescer.join(key, 'run-a', ignore, start);
@@ -246,7 +246,7 @@ describe('createCoalescer', () => {
   });
 
   it("a stale reference's release does not free a newer execution on the same key", async () => {
-    const coalescer = createCoalescer();
+    const coalescer = createCoalescer(() => 0);
     const { start, starts } = manualStarter();
     const key = uniqueKey();
     const old = coalescer.join(key, 'run-a', ignore, start);
