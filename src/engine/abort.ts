@@ -3,11 +3,13 @@
  * work ends, and every abort carries a reason.
  */
 
+/** The reason of an abort given none: the platform's own `AbortError`. */
+export const defaultAbortReason = (): DOMException =>
+  new DOMException('This operation was aborted', 'AbortError');
+
 /** The reason a signal aborted with, never `undefined` (a bare `abort()` gets a DOMException). */
 export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason === undefined
-    ? new DOMException('This operation was aborted', 'AbortError')
-    : signal.reason;
+  return signal.reason === undefined ? defaultAbortReason() : signal.reason;
 }
 
 /** A signal derived from others, plus the means to detach it from them. */

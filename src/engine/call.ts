@@ -14,7 +14,7 @@ import { isPlainData, type Keys } from './keys';
 import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
 import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
-import { countFrom, emitTo, finishRun, type RunTally, StitchRun } from './run';
+import { cancelledWith, countFrom, emitTo, finishRun, onCancel, type RunTally, StitchRun } from './run';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -151,9 +151,11 @@ export function createCall(deps: CallDeps) {
       // Bad call options: the call proper reports them, before building anything.
       return start(run, tally, definition, input, input, options);
     }
-    // An asynchronous validator is a wait like any other: the caller's abort ends it at once.
-    // (The callbacks return nothing: returning the run, a promise, would adopt its rejection.)
-    raceAbort(checked, signal).then(
+    // An asynchronous validator is a wait like any other: the caller's abort (or `run.cancel`)
+    // ends it at once. (The callbacks return nothing: returning the run, a promise, would adopt
+    // its rejection.)
+    const cancelled = new Promise<never>((_, reject) => onCancel(run, reject));
+    Promise.race([raceAbort(checked, signal), cancelled]).then(
       (result) => {
         proceed(result);
       },
@@ -234,8 +236,10 @@ export function createCall(deps: CallDeps) {
       });
 
     const signal = options.signal;
-    if (signal?.aborted) {
-      cancel(abortReason(signal), undefined);
+    // Cancelled already: by the signal, or by `run.cancel` while an input validator ran.
+    const early = signal?.aborted ? { reason: abortReason(signal) } : cancelledWith(run);
+    if (early) {
+      cancel(early.reason, undefined);
       return run;
     }
 
@@ -305,13 +309,16 @@ export function createCall(deps: CallDeps) {
       emitTo(run, { type: 'coalesce', leader: reference.shared.leader });
     }
 
+    // The caller lets go (its signal aborts, or `run.cancel`): this reference only.
     let left = false;
-    const detach = signal
-      ? onAbortShared(signal, () => {
-          left = true;
-          cancel(abortReason(signal), reference.shared.state, reference);
-        })
-      : () => {};
+    const leave = (reason: unknown) => {
+      if (left) return;
+      left = true;
+      detach();
+      cancel(reason, reference.shared.state, reference);
+    };
+    const detach = signal ? onAbortShared(signal, () => leave(abortReason(signal))) : () => {};
+    onCancel(run, leave);
     reference.shared.result.then((result: ExecutionResult<TData>) => {
       detach();
       const { state } = reference.shared;

@@ -1,3 +1,4 @@
+import { defaultAbortReason } from './abort';
 import type { Clock } from './clock';
 import { Emitter } from './emitter';
 import { isStitchError, type StitchError } from './errors';
@@ -76,6 +77,8 @@ export function summarize(error: StitchError): ErrorSummary {
 interface RunInternals {
   emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean, at: number | undefined): void;
   finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
+  onCancel(run: StitchRun<unknown>, leave: (reason: unknown) => void): void;
+  cancelled(run: StitchRun<unknown>): { readonly reason: unknown } | undefined;
 }
 
 let internals: RunInternals | undefined;
@@ -87,6 +90,14 @@ let internals: RunInternals | undefined;
  */
 export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true, at?: number): void =>
   internals?.emit(run, payload, trace, at);
+
+/** What `run.cancel(reason)` does from now on: the call's wait, or its reference, lets go. */
+export const onCancel = (run: StitchRun<unknown>, leave: (reason: unknown) => void): void =>
+  internals?.onCancel(run, leave);
+
+/** The reason `run.cancel` was called with, if it was (before anything could hear it). */
+export const cancelledWith = (run: StitchRun<unknown>): { readonly reason: unknown } | undefined =>
+  internals?.cancelled(run);
 
 /** Settles `run` once, with its closing events; later calls are ignored. */
 export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
@@ -124,6 +135,8 @@ export class StitchRun<TData> extends Promise<TData> {
   #result: RunResult<TData> | undefined;
   #tally: RunTally | undefined;
   #wake: Emitter<void> | undefined;
+  #leave: ((reason: unknown) => void) | undefined;
+  #cancelled: { readonly reason: unknown } | undefined;
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
@@ -146,7 +159,23 @@ export class StitchRun<TData> extends Promise<TData> {
     internals ??= {
       emit: (run, payload, trace, at) => run.#emit(payload, trace, at),
       finish: (run, result, tally) => run.#finish(result, tally),
+      onCancel: (run, leave) => {
+        run.#leave = leave;
+      },
+      cancelled: (run) => run.#cancelled,
     };
+  }
+
+  /**
+   * Lets go of this call, as an abort of its `signal` would: the run rejects with
+   * `kind: 'aborted'` whose `cause` is `reason`; a request other callers share goes on for them,
+   * and is aborted (its socket closed) when this call was the last one holding it. Nothing once
+   * the run has settled; only the first reason counts. @default reason a DOMException `AbortError`
+   */
+  cancel(reason: unknown = defaultAbortReason()): void {
+    if (this.#result || this.#cancelled) return;
+    this.#cancelled = { reason };
+    this.#leave?.(reason);
   }
 
   #emit(payload: EventPayload, trace: boolean, at = this.#clock.now()): void {

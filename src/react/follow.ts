@@ -1,6 +1,7 @@
 /**
- * The hooks' signals: each call gets its own signal that follows the hook's cancel and the
- * scope's (or the caller's) signal. A scope signal outlives thousands of calls, so it carries a
+ * The hooks' own signals, where a call or a wait needs one (a debounce, a mutation, a suspended
+ * read, a caller's signal and a scope's together): it follows the hook's cancel and the scope's
+ * (or the caller's) signal. A scope signal outlives thousands of calls, so it carries a
  * single real listener whatever number of hooks follow it (Node warns past 10), with the calls
  * following it in a set behind it: each call leaves the set when it ends, and the listener goes
  * with the last of them.

@@ -6,6 +6,7 @@ import {
   type Stitch,
   StitchError,
   type StitchInput,
+  type StitchRun,
 } from '../index';
 import { type Follower, follow } from './follow';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
@@ -62,13 +63,21 @@ export interface ResultView<TData> {
 }
 
 /**
- * The observer's own work for one key, as a union. `cancelled` marks a caller's cancel, the only
- * abort a hook shows; its own re-keys and unmounts are never shown.
+ * The observer's own work for one key, as a union: a debounce wait (on its own signal) or a run.
+ * `cancelled` marks a caller's cancel, the only abort a hook shows; its own re-keys and unmounts
+ * are never shown.
  */
 type Phase =
   | { type: 'idle' }
-  | { type: 'waiting' | 'fetching'; key: string; link: Follower; cancelled: boolean }
+  | { type: 'waiting'; key: string; link: Follower; cancelled: boolean }
+  | { type: 'fetching'; key: string; run: StitchRun<unknown>; cancelled: boolean }
   | { type: 'settled'; key: string; error: StitchError | null };
+
+/** Ends a wait or lets go of a run with `reason`. */
+const stop = (phase: Extract<Phase, { type: 'waiting' | 'fetching' }>, reason: unknown) => {
+  if (phase.type === 'waiting') phase.link.abort(reason);
+  else phase.run.cancel(reason);
+};
 
 /** What a hook reads from: the same stitch, key, signal and scope keep its reference as it is. */
 interface TargetIdentity {
@@ -157,7 +166,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   const release = (reason: () => unknown) => {
     const current = phase;
     phase = { type: 'idle' };
-    if (current.type === 'waiting' || current.type === 'fetching') current.link.abort(reason());
+    if (current.type === 'waiting' || current.type === 'fetching') stop(current, reason());
   };
 
   const settle = (key: string, error: StitchError | null) => {
@@ -166,18 +175,27 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     notify();
   };
 
-  const load = (goal: ObserverTarget<TData, TInput>, key: string, link: Follower, revalidate: boolean) => {
-    const current: Phase = { type: 'fetching', key, link, cancelled: false };
+  /**
+   * Sends the call. Its signal is the caller's own or the scope's, the two followed together only
+   * when both are given (or a debounce wait made `link`): a signal is dear, and the hook's own
+   * re-keys, unmounts and cancels let go of the run with `run.cancel`.
+   */
+  const load = (
+    goal: ObserverTarget<TData, TInput>,
+    key: string,
+    link: Follower | undefined,
+    revalidate: boolean,
+  ) => {
+    const signal = link?.signal ?? goal.signal ?? goal.scope;
+    const run = goal.stitch(...([goal.input, { engine, signal, revalidate }] as CallArgs<TInput>));
+    const current: Phase = { type: 'fetching', key, run, cancelled: false };
     phase = current;
-    goal
-      .stitch(...([goal.input, { engine, signal: link.signal, revalidate }] as CallArgs<TInput>))
-      .safe()
-      .then((result) => {
-        link.dispose();
-        if (phase !== current) return;
-        const shown = result.ok || !isAbortError(result.error) || current.cancelled || goal.signal?.aborted;
-        settle(key, shown ? result.error : null);
-      });
+    run.safe().then((result) => {
+      link?.dispose();
+      if (phase !== current) return;
+      const shown = result.ok || !isAbortError(result.error) || current.cancelled || goal.signal?.aborted;
+      settle(key, shown ? result.error : null);
+    });
     notify();
   };
 
@@ -192,12 +210,12 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       settle(key, null);
       return;
     }
-    const link = follow(goal.signal, goal.scope);
     if (goal.debounce <= 0 || revalidate) {
-      load(goal, key, link, revalidate);
+      load(goal, key, goal.signal && goal.scope ? follow(goal.signal, goal.scope) : undefined, revalidate);
       return;
     }
     // A re-key inside the window releases this wait: the request is never sent.
+    const link = follow(goal.signal, goal.scope);
     const current: Phase = { type: 'waiting', key, link, cancelled: false };
     phase = current;
     engine.clock.sleep(goal.debounce, link.signal).then(
@@ -230,7 +248,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
     if (phase.type !== 'waiting' && phase.type !== 'fetching') return;
     phase.cancelled = true;
-    phase.link.abort(reason);
+    stop(phase, reason);
   };
 
   return {

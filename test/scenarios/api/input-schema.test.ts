@@ -70,7 +70,7 @@ describe('the input schema', () => {
     expect((await run.report()).events.map((event) => event.type)).toEqual(['start', 'error', 'done']);
   });
 
-  it('an asynchronous validator waits, and a caller abort ends the wait with its reason', async () => {
+  it('an asynchronous validator waits, and a caller abort or run.cancel ends the wait with its reason', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
@@ -96,6 +96,11 @@ describe('the input schema', () => {
     expect(error).toMatchObject({ kind: 'aborted', name: 'AbortError', requests: 0 });
     expect(error?.cause).toBe(reason);
     expect((await cancelled.report()).events.map((event) => event.type)).toEqual(['start', 'cancel', 'done']);
+
+    const dropped = read({ params: { id: 2 } }, { engine });
+    const gone = new Error('the panel closed');
+    dropped.cancel(gone);
+    expect((await dropped.safe()).error).toMatchObject({ kind: 'aborted', cause: gone, requests: 0 });
 
     const waiting = read({ params: { id: 1 } }, { engine });
     release();
