@@ -93,13 +93,27 @@ const EMPTY: CacheSnapshot = Object.freeze({
   invalidated: 0,
 });
 
-/** Whether `patch` gives any field of `snapshot` a new value. */
-function changes(snapshot: CacheSnapshot, patch: Partial<CacheSnapshot>): boolean {
-  for (const name in patch) {
-    const field = name as keyof CacheSnapshot;
-    if (patch[field] !== snapshot[field]) return true;
-  }
-  return false;
+/**
+ * `snapshot` with the fields `patch` names, or `snapshot` itself when none of them changes. Built
+ * field by field: a spread of patches of many shapes is several times slower, on every change.
+ */
+function patched(snapshot: CacheSnapshot, patch: Partial<CacheSnapshot>): CacheSnapshot {
+  const next: CacheSnapshot = {
+    data: 'data' in patch ? patch.data : snapshot.data,
+    updatedAt: 'updatedAt' in patch ? patch.updatedAt : snapshot.updatedAt,
+    error: 'error' in patch ? patch.error : snapshot.error,
+    fetching: patch.fetching ?? snapshot.fetching,
+    stale: patch.stale ?? snapshot.stale,
+    invalidated: patch.invalidated ?? snapshot.invalidated,
+  };
+  const same =
+    next.data === snapshot.data &&
+    next.updatedAt === snapshot.updatedAt &&
+    next.error === snapshot.error &&
+    next.fetching === snapshot.fetching &&
+    next.stale === snapshot.stale &&
+    next.invalidated === snapshot.invalidated;
+  return same ? snapshot : Object.freeze(next);
 }
 
 interface Entry {
@@ -142,6 +156,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
   };
 
   const evict = () => {
+    if (entries.size <= maxEntries) return;
     for (const [key] of idle) {
       if (entries.size <= maxEntries) return;
       idle.delete(key);
@@ -152,8 +167,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
 
   const change = (key: string, patch: Partial<CacheSnapshot>) => {
     const entry = touch(key);
-    if (!changes(entry.snapshot, patch)) return;
-    entry.snapshot = Object.freeze({ ...entry.snapshot, ...patch });
+    const next = patched(entry.snapshot, patch);
+    if (next === entry.snapshot) return;
+    entry.snapshot = next;
     evict();
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);

@@ -47,12 +47,9 @@ export function createCall(deps: CallDeps) {
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
   const revalidating = new Set<string>();
-  // Per read key: executions running (and their lifetimes, for a write to end even the
+  // Per read key: the lifetimes of its executions running (for a write to end even the
   // uncoalesced ones), how many started, and the order of the last one whose result was stored.
-  const tracked = new Map<
-    string,
-    { running: number; started: number; stored: number; lifetimes: Set<Lifetime> }
-  >();
+  const tracked = new Map<string, { started: number; stored: number; lifetimes: Lifetime[] }>();
   let runs = 0;
   /** A URL as events show it, secrets redacted. */
   const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
@@ -340,18 +337,21 @@ export function createCall(deps: CallDeps) {
    * already stored its own. An execution aborted by its last reference leaves the data as it was.
    */
   function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime) {
-    const entry = tracked.get(key) ?? { running: 0, started: 0, stored: 0, lifetimes: new Set() };
-    tracked.set(key, entry);
-    entry.running += 1;
-    entry.lifetimes.add(lifetime);
+    let known = tracked.get(key);
+    if (known) known.lifetimes.push(lifetime);
+    else {
+      known = { started: 0, stored: 0, lifetimes: [lifetime] };
+      tracked.set(key, known);
+    }
+    const entry = known;
     const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
-      entry.running -= 1;
-      entry.lifetimes.delete(lifetime);
+      const { lifetimes } = entry;
+      lifetimes.splice(lifetimes.indexOf(lifetime), 1);
       // The key's last execution ends `fetching` in the change that brings its answer: readers
       // hear of it once. (After a write let go of the key's executions, `fetching` is not theirs.)
-      const last = entry.running === 0 && tracked.get(key) === entry;
+      const last = lifetimes.length === 0 && tracked.get(key) === entry;
       if (last) tracked.delete(key);
       const kept = order > entry.stored && outcome.type !== 'aborted';
       if (kept && outcome.type === 'success') {
