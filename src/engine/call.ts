@@ -291,13 +291,14 @@ export function createCall(deps: CallDeps) {
       if (key !== undefined) {
         track(key, result, lifetime);
         const read = key;
-        inspector.notify(() => ({
-          type: 'read',
-          key: read,
-          stitch: definition.name,
-          refetch: () => void call(definition, input, { revalidate: true }).safe(),
-          at: parts.clock.now(),
-        }));
+        if (inspector.active)
+          inspector.notify(() => ({
+            type: 'read',
+            key: read,
+            stitch: definition.name,
+            refetch: () => void call(definition, input, { revalidate: true }).safe(),
+            at: parts.clock.now(),
+          }));
       }
       return { state, result, url: shown, lifetime };
     });

@@ -98,7 +98,8 @@ export function createCoalescer(now: () => number): Coalescer {
     start: Starter<TData>,
   ) => {
     // The starter's first events may be emitted synchronously: its caller must already listen.
-    const listeners = new Map<string, EventListener>([[run, listener]]);
+    const listeners = new Map<string, EventListener>();
+    listeners.set(run, listener);
     const emit = (event: EventPayload) => {
       const at = now();
       let trace = true;

@@ -130,7 +130,8 @@ export function createEngine(options?: EngineOptions): Engine {
     invalidated.emit(matches);
   };
   const invalidateKey = (key: string) => () => invalidateWhere((other) => other === key);
-  const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) =>
+  const cache = createCache(clock, checked.cacheSize, (key, snapshot, readers) => {
+    if (!inspector.active) return;
     inspector.notify(() => ({
       type: 'cache',
       key,
@@ -138,8 +139,8 @@ export function createEngine(options?: EngineOptions): Engine {
       readers,
       at: clock.now(),
       invalidate: invalidateKey(key),
-    })),
-  );
+    }));
+  });
   const keys = createKeys(secret);
   const traced = fanOut(checked.sinks);
   const inspected = (event: StitchEvent) => {
