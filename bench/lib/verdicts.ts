@@ -159,6 +159,10 @@ export function judge(results: BenchResults): Verdict[] {
     });
     const at64 = overhead.network.rows.find((row) => row.concurrency === 64);
     const throughput = at64?.ratio.throughput ?? Number.NaN;
+    // The same pipeline's CPU over its baseline on the loopback and on the stub, in this run.
+    const overNetwork =
+      ((at64?.stitch.cpuPerCallUs ?? Number.NaN) - (at64?.fetch.cpuPerCallUs ?? Number.NaN)) * 1_000;
+    const overStub = pairedOver('pipeline');
     verdicts.push({
       target:
         'Overhead: the full pipeline keeps ≥ 85 % of bare fetch throughput at concurrency 64 on loopback',
@@ -167,7 +171,7 @@ export function judge(results: BenchResults): Verdict[] {
       explanation:
         throughput >= 0.85
           ? undefined
-          : `The client process is CPU-bound at concurrency 64 (${results.machine.cpus} cores, shared with the vendor and other load: load average ${results.machine.loadAverageAtStart.join(' / ')} at the start): a Stitch call used ${fixed(at64?.ratio.cpuPerCallUs ?? Number.NaN, 2)} × the client CPU of a bare fetch. Passing fetch an AbortSignal alone, as any library that can cancel a request must, keeps ${percent(at64?.signalRatio.throughput ?? Number.NaN)} of bare fetch's throughput here. ${perCall}`,
+          : `The client process is CPU-bound at concurrency 64 (${results.machine.cpus} cores, shared with the vendor and other load: load average ${results.machine.loadAverageAtStart.join(' / ')} at the start): a Stitch call used ${fixed(at64?.ratio.cpuPerCallUs ?? Number.NaN, 2)} × the client CPU of a bare fetch. Passing fetch an AbortSignal alone, as any library that can cancel a request must, keeps ${percent(at64?.signalRatio.throughput ?? Number.NaN)} of bare fetch's throughput here. Over the loopback the pipeline adds ${µs(overNetwork)} of CPU per call, ${fixed(overNetwork / overStub, 1)} × the ${µs(overStub)} it adds over the in-process stub: the same code costs more between real responses than back to back on the stub, so a saving measured on the stub carries over in part only. ${perCall}`,
     });
   }
 
