@@ -203,6 +203,8 @@ export class StitchRun<TData> extends Promise<TData> {
     if (this.#result) return;
     this.#result = result;
     this.#tally = tally;
+    // Nothing is left to let go of: the run no longer holds its reference through `cancel`.
+    this.#leave = undefined;
     const outcome = outcomeOf(result);
     // The closing events happen together: one reading of the clock.
     const at = this.#clock.now();
