@@ -119,6 +119,8 @@ function patched(snapshot: CacheSnapshot, patch: Partial<CacheSnapshot>): CacheS
 interface Entry {
   snapshot: CacheSnapshot;
   readonly listeners: Emitter<void>;
+  /** The URL (as events show it) whose answer the data is; none for data written or hydrated. */
+  source: string | undefined;
 }
 
 /** Hears every change of an entry: its snapshot (`undefined`: evicted) and how many subscribe to it. */
@@ -144,7 +146,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     if (recent) return recent;
     let entry = entries.get(key);
     if (entry) entries.delete(key);
-    else entry = { snapshot: EMPTY, listeners: new Emitter() };
+    else entry = { snapshot: EMPTY, listeners: new Emitter(), source: undefined };
     // Map order is insertion order: re-inserting makes this the most recently used.
     entries.set(key, entry);
     if (entry.listeners.size === 0) {
@@ -167,6 +169,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
 
   const change = (key: string, patch: Partial<CacheSnapshot>) => {
     const entry = touch(key);
+    if ('data' in patch) entry.source = undefined;
     const next = patched(entry.snapshot, patch);
     if (next === entry.snapshot) return;
     entry.snapshot = next;
@@ -197,15 +200,23 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       if (verdict !== 'none') touch(key);
       return verdict;
     },
-    /** Stores fresh data; `done` also ends `fetching` in the same change (the key's last read, or a write). */
-    store: (key: string, data: unknown, done?: boolean) =>
+    /**
+     * Stores fresh data; `done` also ends `fetching` in the same change (the key's last read, or a
+     * write); `source` is the URL whose answer it is (see {@link source}).
+     */
+    store: (key: string, data: unknown, done?: boolean, source?: string) => {
       change(key, {
         data,
         updatedAt: clock.now(),
         error: undefined,
         stale: false,
         ...(done && { fetching: false }),
-      }),
+      });
+      const entry = entries.get(key);
+      if (entry) entry.source = source;
+    },
+    /** The URL whose answer the key's data is, as events show it: none for data written or hydrated. */
+    source: (key: string): string | undefined => entries.get(key)?.source,
     /** Records a shared failure; `done` also ends `fetching` in the same change. */
     fail: (key: string, error: StitchError, done?: boolean) =>
       change(key, { error, ...(done && { fetching: false }) }),

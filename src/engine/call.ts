@@ -194,6 +194,10 @@ export function createCall(deps: CallDeps) {
     let key: string | undefined;
     let options: CallOptions;
     let shown: string;
+    /** Whether the cache can serve `key`, looked up once. */
+    let hit: 'fresh' | 'stale' | 'none' | undefined;
+    const lookup = (read: string) =>
+      definition.cache && !options.revalidate ? cache.freshness(read, definition.cache as never) : 'none';
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
       options = checkCallOptions(given, definition.name);
@@ -208,13 +212,19 @@ export function createCall(deps: CallDeps) {
         definition.name,
       );
       // A reader of a key in flight joins it as it is: its first caller built the request from
-      // an input with this key, so the input was good and the request is the same.
+      // an input with this key, so the input was good and the request is the same. So does a
+      // reader the cache serves with what such a request brought: it shows that request's URL.
       key = joinable(keys, definition as StitchDefinition<unknown, TInput>, input, tally.idempotencyKey);
       const running = key === undefined ? undefined : coalescer.running(key);
       if (running) shown = running.url;
       else {
-        shown = requestOf().shown;
-        key ??= cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
+        hit = key === undefined ? undefined : lookup(key);
+        const source = key !== undefined && hit !== 'none' ? cache.source(key) : undefined;
+        if (source !== undefined) shown = source;
+        else {
+          shown = requestOf().shown;
+          key ??= cacheKey(keys, definition as StitchDefinition<unknown, TInput>, input);
+        }
       }
     } catch (error) {
       emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
@@ -240,12 +250,12 @@ export function createCall(deps: CallDeps) {
       return run;
     }
 
-    if (key !== undefined && definition.cache && !options.revalidate) {
-      const freshness = cache.freshness(key, definition.cache as never);
-      if (freshness !== 'none') {
-        emitTo(run, { type: 'cache', hit: freshness });
-        tally.source = freshness === 'fresh' ? 'cache' : 'stale';
-        if (freshness === 'stale') revalidate(key, definition, input);
+    if (key !== undefined) {
+      hit ??= lookup(key);
+      if (hit !== 'none') {
+        emitTo(run, { type: 'cache', hit });
+        tally.source = hit === 'fresh' ? 'cache' : 'stale';
+        if (hit === 'stale') revalidate(key, definition, input);
         finishRun(run, { ok: true, data: cache.snapshot<TData>(key).data as TData }, tally);
         return run;
       }
@@ -289,7 +299,7 @@ export function createCall(deps: CallDeps) {
           : execute(context);
       result.then(() => lifetime.dispose());
       if (key !== undefined) {
-        track(key, result, lifetime);
+        track(key, result, lifetime, shown);
         const read = key;
         if (inspector.active)
           inspector.notify(() => ({
@@ -334,10 +344,11 @@ export function createCall(deps: CallDeps) {
 
   /**
    * Mirrors the executions of a read in the cache: `fetching` while any runs (an aborted one and
-   * its successor can overlap), then each one's data or failure, unless a later-started one has
-   * already stored its own. An execution aborted by its last reference leaves the data as it was.
+   * its successor can overlap), then each one's data (with `url`, the request it answered) or
+   * failure, unless a later-started one has already stored its own. An execution aborted by its
+   * last reference leaves the data as it was.
    */
-  function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime) {
+  function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime, url: string) {
     let known = tracked.get(key);
     if (known) known.lifetimes.push(lifetime);
     else {
@@ -357,7 +368,7 @@ export function createCall(deps: CallDeps) {
       const kept = order > entry.stored && outcome.type !== 'aborted';
       if (kept && outcome.type === 'success') {
         entry.stored = order;
-        cache.store(key, outcome.data, last);
+        cache.store(key, outcome.data, last, url);
       } else if (kept && outcome.type === 'failure') cache.fail(key, outcome.error, last);
       else if (last) cache.fetching(key, false);
     });

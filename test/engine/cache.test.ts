@@ -39,6 +39,23 @@ describe('createCache', () => {
     expect(calls).toBe(2);
   });
 
+  it("keeps the URL a key's data answered, until other data replaces it (written, hydrated, dropped)", () => {
+    const cache = createCache(createManualClock(), 10);
+    cache.store('k', 1, true, 'https://api.test/k?a=1');
+    expect(cache.source('k')).toBe('https://api.test/k?a=1');
+    cache.fetching('k', true);
+    cache.fail('k', new StitchError({ kind: 'http', status: 503, message: '503' }));
+    expect(cache.source('k')).toBe('https://api.test/k?a=1');
+    cache.store('k', 2, true);
+    expect(cache.source('k')).toBeUndefined();
+    cache.store('k', 3, true, 'https://api.test/k?a=3');
+    cache.hydrate({ version: 1, entries: [['k', 4, Number.MAX_SAFE_INTEGER]] });
+    expect(cache.source('k')).toBeUndefined();
+    cache.store('k', 5, true, 'https://api.test/k?a=5');
+    cache.drop((key) => key === 'k');
+    expect(cache.source('k')).toBeUndefined();
+  });
+
   it('a failure is kept beside the data and cleared by the next success', () => {
     const cache = createCache(createManualClock(), 10);
     cache.store('k', 'old');

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type StitchConfig, type StitchInput, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, startScenario } from '../helpers/runs';
+import type { Vendor } from '../helpers/vendor';
 
 describe('joining a read in flight', () => {
   it('joins with the URL its leader sent (secrets redacted) and one request in all', async () => {
@@ -94,4 +95,43 @@ describe('when a request leaves: a microtask after its call, whatever the polici
       expect(vendor.requests()).toBe(1);
     },
   );
+});
+
+describe('a cache hit', () => {
+  const items = (vendor: Vendor) =>
+    stitch<unknown, StitchInput>({
+      name: uniqueKey('items'),
+      url: vendor.url('/items'),
+      cache: { ttl: 60_000 },
+    });
+
+  it('shows the URL of the request whose answer it serves, as a joiner shows its leader’s', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { total: 2 } }) });
+    const list = items(vendor);
+    await list({ query: { b: 2, a: 1, token: 'sk-secret' } }, { engine });
+    // The same key (keys sort their fields), its fields in another order.
+    const hit = list({ query: { a: 1, token: 'sk-secret', b: 2 } }, { engine });
+    await expect(hit).resolves.toEqual({ total: 2 });
+    const report = await hit.report();
+    expect(report.source).toBe('cache');
+    expect(report.events[0]).toMatchObject({
+      type: 'start',
+      url: vendor.url('/items?b=2&a=1&token=%5Bredacted%5D'),
+    });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('on data written with setData, shows the URL of its own request (built, so checked)', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { total: 2 } }) });
+    const list = items(vendor);
+    await list({ query: { b: 2, a: 1 } }, { engine });
+    engine.setData(list, { query: { a: 1, b: 2 } }, () => ({ total: 3 }));
+    const hit = list({ query: { a: 1, b: 2 } }, { engine });
+    await expect(hit).resolves.toEqual({ total: 3 });
+    expect((await hit.report()).events[0]).toMatchObject({
+      type: 'start',
+      url: vendor.url('/items?a=1&b=2'),
+    });
+    expect(vendor.requests()).toBe(1);
+  });
 });
