@@ -1,5 +1,5 @@
 import { abortReason, onAbortShared, raceAbort } from './abort';
-import type { Cache } from './cache';
+import type { Cache, CachePolicy } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import type { CallOptions, StitchDefinition } from './definition';
@@ -109,6 +109,13 @@ export function createCall(deps: CallDeps) {
     cache.invalidate(matches);
   };
 
+  /** Whether the cache can serve `key` under `policy` to a call with `options` (and touches it if so). */
+  const servable = <TInput>(
+    policy: CachePolicy<TInput> | undefined,
+    key: string,
+    options: CallOptions,
+  ): 'fresh' | 'stale' | 'none' => (policy && !options.revalidate ? cache.freshness(key, policy) : 'none');
+
   /** A call never throws: whatever escapes (a getter on the input that throws, say) rejects its run. */
   function call<TData, TInput extends StitchInput>(
     definition: StitchDefinition<TData, TInput>,
@@ -196,8 +203,6 @@ export function createCall(deps: CallDeps) {
     let shown: string;
     /** Whether the cache can serve `key`, looked up once. */
     let hit: 'fresh' | 'stale' | 'none' | undefined;
-    const lookup = (read: string) =>
-      definition.cache && !options.revalidate ? cache.freshness(read, definition.cache as never) : 'none';
     try {
       register(definition as unknown as StitchDefinition<unknown, never>);
       options = checkCallOptions(given, definition.name);
@@ -218,7 +223,7 @@ export function createCall(deps: CallDeps) {
       const running = key === undefined ? undefined : coalescer.running(key);
       if (running) shown = running.url;
       else {
-        hit = key === undefined ? undefined : lookup(key);
+        hit = key === undefined ? undefined : servable(definition.cache, key, options);
         const source = key !== undefined && hit !== 'none' ? cache.source(key) : undefined;
         if (source !== undefined) shown = source;
         else {
@@ -251,7 +256,7 @@ export function createCall(deps: CallDeps) {
     }
 
     if (key !== undefined) {
-      hit ??= lookup(key);
+      hit ??= servable(definition.cache, key, options);
       if (hit !== 'none') {
         emitTo(run, { type: 'cache', hit });
         tally.source = hit === 'fresh' ? 'cache' : 'stale';
