@@ -157,11 +157,13 @@ export function judge(results: BenchResults): Verdict[] {
       ['cacheHit', 'a cache hit'],
       ['coalesced100', 'a coalesced joiner'],
     ] as const) {
-      const share = cpu(name) / cpu('fetchStub');
+      // Each slice against the bare fetch of the same round, as the ratios above.
+      const bare = slices.fetchStub ?? [];
+      const share = median((slices[name] ?? []).map((ns, round) => ns / (bare[round] ?? Number.NaN)));
       verdicts.push({
         target: `Overhead: ${what} costs ≤ 30 % of a bare stub fetch's CPU`,
         met: share <= 0.3,
-        figure: `${percent(share)} (${µs(cpu(name))} vs ${µs(cpu('fetchStub'))})`,
+        figure: `${percent(share)} (${µs(median(slices[name] ?? []))} vs ${µs(median(bare))} per call; ${rounds}; one after the other: ${percent(cpu(name) / cpu('fetchStub'))})`,
       });
     }
     // Paired slices on two warm engines: what the subscribed keys add, over the pipeline's overhead.

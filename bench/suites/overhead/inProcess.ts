@@ -134,16 +134,23 @@ const MEASUREMENTS: Record<string, Measurement> = {
 
 /**
  * `arms` taking turns in `rounds` rounds of one slice of `calls` calls each, every arm warm first,
- * the order rotating each round (so none always follows the same one) and every call with its own
- * number (never a cache hit, never a joiner): all see the same load on the machine and the same
- * garbage left by the others. CPU ns per call of each slice, per arm.
+ * the order rotating each round (so none always follows the same one) and every invocation with
+ * its own number: all see the same load on the machine and the same garbage left by the others.
+ * An arm named in `batched` makes that many calls per invocation (a batch of joiners), so its
+ * slices have `calls / batched` invocations. CPU ns per call of each slice, per arm.
  */
-async function takeTurns(arms: Record<string, Call>, rounds: number, calls: number) {
+async function takeTurns(
+  arms: Record<string, Call>,
+  rounds: number,
+  calls: number,
+  batched: Record<string, number> = {},
+) {
   const names = Object.keys(arms);
   let next = 0;
   const slice = async (name: string) => {
     const call = arms[name] as Call;
-    return (await sequential(async () => call(next++), calls)).cpuNs;
+    const per = batched[name] ?? 1;
+    return (await sequential(async () => call(next++), Math.ceil(calls / per))).cpuNs / per;
   };
   for (const name of names) await slice(name);
   const cpuNs: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
@@ -175,9 +182,11 @@ const PAIRED_CALLS = 1_000;
 
 /**
  * The targets' ratios on equal terms: bare fetch, cockatiel, TanStack Query, Stitch's full
- * pipeline and Stitch with no policies taking turns in 15 slices of {@link PAIRED_CALLS} calls.
+ * pipeline, Stitch with no policies, a cache hit and batches of {@link JOINERS} callers of one
+ * execution (per caller) taking turns in 15 slices of {@link PAIRED_CALLS} calls.
  */
 async function paired() {
+  const joined = stitchCall(STUB_ORIGIN, stubFetch).call;
   const cpuNs = await takeTurns(
     {
       fetchStub: bareCall(STUB_ORIGIN, stubFetch),
@@ -185,9 +194,12 @@ async function paired() {
       tanstack: tanstackCall(STUB_ORIGIN, stubFetch),
       pipeline: stitchCall(STUB_ORIGIN, stubFetch).call,
       ladderNone: stitchCall(STUB_ORIGIN, stubFetch, { retry: false, circuit: false }).call,
+      cacheHit: await cacheHitCall(STUB_ORIGIN, stubFetch),
+      coalesced100: (batch) => joinBatch(joined, batch),
     },
     15,
     PAIRED_CALLS,
+    { coalesced100: JOINERS },
   );
   return { callsPerSlice: PAIRED_CALLS, cpuNs };
 }
