@@ -28,7 +28,8 @@ export interface LinkedSignal {
  */
 export function linkSignals(...sources: Array<AbortSignal | undefined>): LinkedSignal {
   const controller = new AbortController();
-  const detachers: Array<() => void> = [keep(controller.signal)];
+  // Its waits' listeners are real again once `dispose` releases it, which `abort` does first.
+  const detachers: Array<() => void> = [own(controller.signal).release];
   const dispose = () => {
     for (const detach of detachers.splice(0)) detach();
   };
@@ -53,34 +54,64 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
   return () => signal.removeEventListener('abort', listener);
 }
 
-/** The listeners of each shared signal, behind the one real listener it carries. */
-const fanOuts = new WeakMap<AbortSignal, { listeners: Set<() => void>; detach: () => void }>();
+/**
+ * The listeners of each shared signal, behind the one real listener it carries (none on a signal
+ * the engine owns: see {@link own}).
+ */
+interface FanOut {
+  readonly listeners: Set<() => void>;
+  /** Removes the real listener, if there is one. */
+  detach: () => void;
+}
 
-/** Signals the engine made for one piece of work: their one real listener stays (see {@link keep}). */
-const kept = new WeakSet<AbortSignal>();
+const fanOuts = new WeakMap<AbortSignal, FanOut>();
+
+/** Signals the engine made for one piece of work and aborts itself (see {@link own}). */
+const owned = new WeakSet<AbortSignal>();
+
+/** Runs the listeners of `signal`'s fan-out once: it aborted. */
+function fire(signal: AbortSignal): void {
+  const fanOut = fanOuts.get(signal);
+  if (!fanOut) return;
+  fanOuts.delete(signal);
+  for (const each of [...fanOut.listeners]) each();
+}
+
+/** Puts the one real listener on `signal` for its fan-out. */
+const listen = (signal: AbortSignal) => onAbort(signal, () => fire(signal));
+
+/** What the owner of a signal does with it (see {@link own}). */
+export interface Owned {
+  /** Runs the waits on the signal: call it right after each abort of it. */
+  aborted(): void;
+  /** Gives the signal up (its work is over): a wait still on it gets a real listener. Idempotent. */
+  release(): void;
+}
 
 /**
- * Marks `signal` as the engine's own, made for one execution or attempt: until the returned
- * function is called (when that work ends), {@link onAbortShared} leaves its single real
- * listener in place when the last one goes, so the many short waits of a call (body chunks,
- * admissions, deadlines) each cost a set entry, not an `addEventListener`/`removeEventListener`
- * pair (several microseconds apiece on Node). The returned function removes that listener if
- * nothing waits any more.
+ * Marks `signal` as the engine's own: made for one execution or attempt, and aborted only by the
+ * code that made it, which calls `aborted()` right after. Until `release()`, the many short waits
+ * of a call on it (body chunks, admissions, store round trips) cost a set entry each and the
+ * signal carries no listener of the engine at all: an `addEventListener`/`removeEventListener`
+ * pair costs microseconds on Node, on every call.
  */
-export function keep(signal: AbortSignal): () => void {
-  kept.add(signal);
-  return () => {
-    kept.delete(signal);
-    const fanOut = fanOuts.get(signal);
-    if (fanOut?.listeners.size !== 0) return;
-    fanOut.detach();
-    fanOuts.delete(signal);
+export function own(signal: AbortSignal): Owned {
+  owned.add(signal);
+  return {
+    aborted: () => fire(signal),
+    release() {
+      if (!owned.delete(signal)) return;
+      const fanOut = fanOuts.get(signal);
+      if (!fanOut) return;
+      if (fanOut.listeners.size === 0) fanOuts.delete(signal);
+      else fanOut.detach = listen(signal);
+    },
   };
 }
 
 /**
  * Like {@link onAbort}, but however many listeners one signal gets this way, it carries a single
- * real listener, removed with the last of them (unless the engine {@link keep}s the signal): a
+ * real listener, removed with the last of them (a signal the engine {@link own}s carries none): a
  * long-lived app signal shared by 10,000 calls neither trips Node's
  * `MaxListenersExceededWarning` nor keeps a listener once they are done. Listeners run in the
  * order they were added, as `addEventListener`'s do.
@@ -88,20 +119,16 @@ export function keep(signal: AbortSignal): () => void {
 export function onAbortShared(signal: AbortSignal, listener: () => void): () => void {
   let fanOut = fanOuts.get(signal);
   if (!fanOut) {
-    const listeners = new Set<() => void>();
-    const detach = onAbort(signal, () => {
-      fanOuts.delete(signal);
-      for (const each of [...listeners]) each();
-    });
-    fanOut = { listeners, detach };
+    fanOut = { listeners: new Set(), detach: owned.has(signal) ? () => {} : listen(signal) };
     fanOuts.set(signal, fanOut);
   }
-  const { listeners, detach } = fanOut;
-  listeners.add(listener);
+  const entry = fanOut;
+  entry.listeners.add(listener);
   return () => {
-    if (!listeners.delete(listener) || listeners.size > 0 || kept.has(signal)) return;
-    detach();
-    if (fanOuts.get(signal) === fanOut) fanOuts.delete(signal);
+    // An owned signal keeps its (listener-free) fan-out for the next wait of its call.
+    if (!entry.listeners.delete(listener) || entry.listeners.size > 0 || owned.has(signal)) return;
+    entry.detach();
+    if (fanOuts.get(signal) === entry) fanOuts.delete(signal);
   };
 }
 

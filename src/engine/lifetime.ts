@@ -6,7 +6,7 @@
  * attempt cut off by its own deadline costs a second: the rest of the execution runs on a fresh
  * controller, since the one that attempt ran on stays aborted.
  */
-import { keep } from './abort';
+import { type Owned, own } from './abort';
 import type { CancelTimer, Clock } from './clock';
 import type { Deadline } from './timeout';
 
@@ -29,7 +29,7 @@ export class Lifetime implements Deadline {
   readonly #clock: Clock;
   readonly #ends: number;
   #controller = new AbortController();
-  #letGo: () => void;
+  #own: Owned;
   #cancelTotal: CancelTimer;
   #cancelAttempt: CancelTimer = noTimer;
 
@@ -37,14 +37,14 @@ export class Lifetime implements Deadline {
   constructor(clock: Clock, total: number | undefined) {
     this.#clock = clock;
     this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
-    this.#letGo = keep(this.#controller.signal);
+    this.#own = own(this.#controller.signal);
     this.#cancelTotal =
       total === undefined
         ? noTimer
         : clock.schedule(total, () => {
             this.expired = true;
             this.#cancelAttempt();
-            this.#controller.abort(timeoutError('total', total));
+            this.#abort(timeoutError('total', total));
           });
   }
 
@@ -63,7 +63,7 @@ export class Lifetime implements Deadline {
     if (this.ended) return;
     this.ended = { reason };
     this.#cancelTimers();
-    this.#controller.abort(reason);
+    this.#abort(reason);
   }
 
   /**
@@ -98,16 +98,25 @@ export class Lifetime implements Deadline {
     return attempt;
   }
 
-  /** Ends the lifetime's timers and its signal's shared listener, once the execution has settled. */
+  /** Ends the lifetime's timers and gives its signal up, once the execution has settled. */
   dispose(): void {
     this.#cancelTimers();
-    this.#letGo();
+    this.#own.release();
   }
 
+  /** Aborts the signal the work runs on now, and runs the engine's waits on it. */
+  #abort(reason: unknown) {
+    // Aborted already (a deadline, then an end): nothing more happens, as with a native abort.
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(reason);
+    this.#own.aborted();
+  }
+
+  /** Moves the work to a fresh signal; the one given up aborts with its real listeners, if any. */
   #renew() {
-    this.#letGo();
+    this.#own.release();
     this.#controller = new AbortController();
-    this.#letGo = keep(this.#controller.signal);
+    this.#own = own(this.#controller.signal);
   }
 
   #cancelTimers() {

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { abortReason, linkSignals, raceAbort } from '../../src/engine/abort';
+import { abortReason, linkSignals, onAbortShared, own, raceAbort } from '../../src/engine/abort';
 
 describe('linkSignals', () => {
   it('aborts with the source reason, identity kept', () => {
@@ -31,6 +31,47 @@ describe('linkSignals', () => {
     expect(link.signal.reason).toBe('superseded');
     expect(source.signal.aborted).toBe(false);
     expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('own', () => {
+  it('waits on an owned signal carry no listener: its owner runs them right after aborting it', () => {
+    const controller = new AbortController();
+    const owner = own(controller.signal);
+    const heard: string[] = [];
+    const stopFirst = onAbortShared(controller.signal, () => heard.push('first'));
+    onAbortShared(controller.signal, () => heard.push('second'));
+    onAbortShared(controller.signal, () => heard.push('third'));
+    stopFirst();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    controller.abort();
+    expect(heard).toEqual([]);
+    owner.aborted();
+    owner.aborted();
+    expect(heard).toEqual(['second', 'third']);
+  });
+
+  it('given up with a wait still on it, the signal gets its real listener back', () => {
+    const controller = new AbortController();
+    const owner = own(controller.signal);
+    const heard: string[] = [];
+    onAbortShared(controller.signal, () => heard.push('wait'));
+    owner.release();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    controller.abort();
+    expect(heard).toEqual(['wait']);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('given up with nothing on it, the signal is an ordinary one again', () => {
+    const controller = new AbortController();
+    const owner = own(controller.signal);
+    onAbortShared(controller.signal, () => {})();
+    owner.release();
+    const stop = onAbortShared(controller.signal, () => {});
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    stop();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 
