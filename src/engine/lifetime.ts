@@ -2,7 +2,8 @@
  * An execution's lifetime: the one controller its work runs on, and the deadlines folded onto it.
  * No caller owns it. The coalescer ends it when the last caller lets go, a write that takes its
  * key over ends it too, and its deadlines abort the same controller: a call pays for one
- * controller (and the one listener its waits share), however many deadlines it has. Only an
+ * controller, however many deadlines it has, and its waits put no listener on it (the lifetime
+ * runs them itself when it aborts it: see `own`). Only an
  * attempt cut off by its own deadline costs a second: the rest of the execution runs on a fresh
  * controller, since the one that attempt ran on stays aborted.
  */
