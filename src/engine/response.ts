@@ -135,8 +135,7 @@ export function parseBody(text: string, contentType: string | null, type: Respon
 }
 
 /** Runs the `output` validator; its issues become the error's `cause`. */
-export async function validate<TData>(schema: StandardSchemaV1<unknown, TData> | undefined, value: unknown) {
-  if (!schema) return value as TData;
+export async function validate<TData>(schema: StandardSchemaV1<unknown, TData>, value: unknown) {
   let result: StandardResult<TData>;
   try {
     result = await schema['~standard'].validate(value);

@@ -116,10 +116,9 @@ export async function dispatch<TData>(
       return [outcome, { type: 'failure', error, retryAfter }];
     }
     const text = await readBody(response, definition.maxBodyBytes, each.signal);
-    const data = await validate(
-      definition.output,
-      parseBody(text, response.headers.get('content-type'), definition.responseType),
-    );
+    const parsed = parseBody(text, response.headers.get('content-type'), definition.responseType);
+    // Without an `output` validator, no wait for one.
+    const data = definition.output ? await validate(definition.output, parsed) : (parsed as TData);
     return ['success', { type: 'success', data }];
   } catch (error) {
     if (left(context)) return ['neutral', { type: 'aborted' }];
