@@ -302,8 +302,8 @@ export function createCall(deps: CallDeps) {
         recorded !== undefined && definition.records
           ? parts.use(definition.records).run(context, recorded, () => execute(context))
           : execute(context);
-      result.then(() => lifetime.dispose());
-      if (key !== undefined) {
+      if (key === undefined) result.then(() => lifetime.dispose());
+      else {
         track(key, result, lifetime, shown);
         const read = key;
         if (inspector.active)
@@ -351,7 +351,7 @@ export function createCall(deps: CallDeps) {
    * Mirrors the executions of a read in the cache: `fetching` while any runs (an aborted one and
    * its successor can overlap), then each one's data (with `url`, the request it answered) or
    * failure, unless a later-started one has already stored its own. An execution aborted by its
-   * last reference leaves the data as it was.
+   * last reference leaves the data as it was. Disposes of each one's `lifetime` once it settled.
    */
   function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime, url: string) {
     let known = tracked.get(key);
@@ -364,6 +364,7 @@ export function createCall(deps: CallDeps) {
     const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
+      lifetime.dispose();
       const { lifetimes } = entry;
       lifetimes.splice(lifetimes.indexOf(lifetime), 1);
       // The key's last execution ends `fetching` in the change that brings its answer: readers
