@@ -267,8 +267,8 @@ export function createRetryBudget(clock: Clock): RetryBudget {
   const keys = new Map<string, { window: number; buckets: Bucket[] }>();
   let lastSweep = clock.now();
 
-  /** The buckets of `key` still in its window, and the one for now. */
-  const current = (key: string, window: number): { buckets: Bucket[]; bucket: Bucket } => {
+  /** The buckets of `key` still in its window, the last one for now. */
+  const current = (key: string, window: number): Bucket[] => {
     const now = clock.now();
     // Sweeping at most once per window keeps idle keys from piling up at amortised O(1) per call.
     if (now - lastSweep >= window) {
@@ -277,28 +277,30 @@ export function createRetryBudget(clock: Clock): RetryBudget {
         if ((state.buckets.at(-1)?.start ?? -Infinity) <= now - state.window) keys.delete(k);
       }
     }
-    const state = keys.get(key) ?? { window, buckets: [] };
-    keys.set(key, state);
-    state.window = window;
+    let state = keys.get(key);
+    if (state) state.window = window;
+    else {
+      state = { window, buckets: [] };
+      keys.set(key, state);
+    }
     const { buckets } = state;
     while (buckets[0] && buckets[0].start <= now - window) buckets.shift();
     const width = window / BUCKETS;
     const start = Math.floor(now / width) * width;
-    let bucket = buckets.at(-1);
+    const bucket = buckets.at(-1);
     // `<`, not `!==`: after a window change or a wall clock stepping back, keep adding to the last.
-    if (!bucket || bucket.start < start) {
-      bucket = { start, calls: 0, retries: 0 };
-      buckets.push(bucket);
-    }
-    return { buckets, bucket };
+    if (!bucket || bucket.start < start) buckets.push({ start, calls: 0, retries: 0 });
+    return buckets;
   };
+  /** The bucket for now, the last one `current` returns. */
+  const latest = (buckets: Bucket[]) => buckets[buckets.length - 1] as Bucket;
 
   return {
     recordCall(key, budget) {
-      current(key, budget.window).bucket.calls++;
+      latest(current(key, budget.window)).calls++;
     },
     tryRetry(key, budget) {
-      const { buckets, bucket } = current(key, budget.window);
+      const buckets = current(key, budget.window);
       let calls = 0;
       let retries = 0;
       for (const b of buckets) {
@@ -306,7 +308,7 @@ export function createRetryBudget(clock: Clock): RetryBudget {
         retries += b.retries;
       }
       if (retries + 1 > budget.floor + budget.ratio * calls) return false;
-      bucket.retries++;
+      latest(buckets).retries++;
       return true;
     },
   };
