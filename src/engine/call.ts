@@ -156,10 +156,11 @@ export function createCall(deps: CallDeps) {
       return start(run, tally, definition, input, input, options);
     }
     // An asynchronous validator is a wait like any other: the caller's abort (or `run.cancel`)
-    // ends it at once. (The callbacks return nothing: returning the run, a promise, would adopt
-    // its rejection.)
+    // ends it at once, and either way the listener on the caller's signal goes with it (the race
+    // with the cancel is inside raceAbort's). (The callbacks return nothing: returning the run, a
+    // promise, would adopt its rejection.)
     const cancelled = new Promise<never>((_, reject) => onCancel(run, reject));
-    Promise.race([raceAbort(checked, signal), cancelled]).then(
+    raceAbort(Promise.race([checked, cancelled]), signal).then(
       (result) => {
         proceed(result);
       },

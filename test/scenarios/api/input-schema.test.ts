@@ -4,6 +4,7 @@
  * one is sent as the schema outputs it. An asynchronous validator is a wait the caller's abort
  * ends at once. Against the real vendor.
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type StandardSchemaV1, type StitchInput, stitch } from '../../../src/index';
@@ -97,10 +98,13 @@ describe('the input schema', () => {
     expect(error?.cause).toBe(reason);
     expect((await cancelled.report()).events.map((event) => event.type)).toEqual(['start', 'cancel', 'done']);
 
-    const dropped = read({ params: { id: 2 } }, { engine });
+    // A run.cancel ends the wait too, and leaves nothing on the caller's (long-lived) signal.
+    const route = new AbortController();
+    const dropped = read({ params: { id: 2 } }, { engine, signal: route.signal });
     const gone = new Error('the panel closed');
     dropped.cancel(gone);
     expect((await dropped.safe()).error).toMatchObject({ kind: 'aborted', cause: gone, requests: 0 });
+    expect(getEventListeners(route.signal, 'abort')).toHaveLength(0);
 
     const waiting = read({ params: { id: 1 } }, { engine });
     release();
