@@ -167,9 +167,10 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     }
   };
 
-  const change = (key: string, patch: Partial<CacheSnapshot>) => {
+  /** Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated). */
+  const change = (key: string, patch: Partial<CacheSnapshot>, source?: string) => {
     const entry = touch(key);
-    if ('data' in patch) entry.source = undefined;
+    if ('data' in patch) entry.source = source;
     const next = patched(entry.snapshot, patch);
     if (next === entry.snapshot) return;
     entry.snapshot = next;
@@ -204,17 +205,12 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
      * Stores fresh data; `done` also ends `fetching` in the same change (the key's last read, or a
      * write); `source` is the URL whose answer it is (see {@link source}).
      */
-    store: (key: string, data: unknown, done?: boolean, source?: string) => {
-      change(key, {
-        data,
-        updatedAt: clock.now(),
-        error: undefined,
-        stale: false,
-        ...(done && { fetching: false }),
-      });
-      const entry = entries.get(key);
-      if (entry) entry.source = source;
-    },
+    store: (key: string, data: unknown, done?: boolean, source?: string) =>
+      change(
+        key,
+        { data, updatedAt: clock.now(), error: undefined, stale: false, ...(done && { fetching: false }) },
+        source,
+      ),
     /** The URL whose answer the key's data is, as events show it: none for data written or hydrated. */
     source: (key: string): string | undefined => entries.get(key)?.source,
     /** Records a shared failure; `done` also ends `fetching` in the same change. */

@@ -355,13 +355,9 @@ export function createCall(deps: CallDeps) {
    * last reference leaves the data as it was. Disposes of each one's `lifetime` once it settled.
    */
   function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime, url: string) {
-    let known = tracked.get(key);
-    if (known) known.lifetimes.push(lifetime);
-    else {
-      known = { started: 0, stored: 0, lifetimes: [lifetime] };
-      tracked.set(key, known);
-    }
-    const entry = known;
+    const entry = tracked.get(key) ?? { started: 0, stored: 0, lifetimes: [] };
+    tracked.set(key, entry);
+    entry.lifetimes.push(lifetime);
     const order = ++entry.started;
     cache.fetching(key, true);
     result.then((outcome) => {
