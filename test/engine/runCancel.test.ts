@@ -63,13 +63,17 @@ describe('run.cancel', () => {
 
   it('does nothing once the run settled, and only its first reason counts', async () => {
     const { vendor, engine } = await startScenario({ respond: () => 'hold' });
-    const getItem = item(vendor);
+    const hooks = spyHooks();
+    const getItem = item(vendor, { hooks });
     const done = getItem({ query: { id: 2 } }, { engine });
     await vendor.arrival(1);
     vendor.release(1, { body: { id: 2 } });
     await expect(done).resolves.toEqual({ id: 2 });
     done.cancel(new Error('too late'));
-    expect((await done.report()).outcome).toBe('success');
+    const report = await done.report();
+    expect(report.outcome).toBe('success');
+    expect(report.events.map((event) => event.type)).not.toContain('cancel');
+    expect(hooks.onCancel).not.toHaveBeenCalled();
 
     const twice = getItem({ query: { id: 3 } }, { engine });
     await vendor.arrival(2);
