@@ -90,8 +90,9 @@ export interface OverheadSuite {
      */
     crowding: { plainNs: number[]; subscribedNs: number[] };
     /**
-     * Bare fetch, cockatiel, TanStack Query, the full pipeline and Stitch with no policies taking
-     * turns in slices of `callsPerSlice` calls: CPU ns per call of each arm, per slice.
+     * Bare fetch, cockatiel, TanStack Query, the full pipeline, Stitch with no policies, a cache
+     * hit and coalesced joiners (per caller) taking turns in slices of `callsPerSlice` calls: CPU
+     * ns per call of each arm, per slice.
      */
     paired: { callsPerSlice: number; cpuNs: Record<string, number[]> };
     allocations: {

@@ -57,16 +57,20 @@ const swrHooks = (id: string) =>
     `import useSWR, { SWRConfig } from 'swr'\nconsole.log(useSWR, SWRConfig)`,
   );
 
+/** The hooks the search component imports, from the (quoted) module specifier given. */
+const hooksLoader = (react: string) =>
+  `import { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
+
 /**
  * What the search component imports from Stitch (`stitch` and `retry` from `lite`, its timeouts
  * being plain options), from the three (quoted) module specifiers given.
  */
 const appLoader = (lite: string, index: string, react: string) =>
-  `import { stitch, retry } from ${lite}\nimport { createEngine } from ${index}\nconsole.log(stitch, retry, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
+  `import { stitch, retry } from ${lite}\nimport { createEngine } from ${index}\nconsole.log(stitch, retry, createEngine)\n${hooksLoader(react)}`;
 
 /** The same with the main entry's `stitch` (options objects, every policy and the default breaker). */
 const mainAppLoader = (index: string, react: string) =>
-  `import { stitch, createEngine } from ${index}\nconsole.log(stitch, createEngine)\nimport { useStitch, StitchProvider, skipToken } from ${react}\nconsole.log(useStitch, StitchProvider, skipToken)`;
+  `import { stitch, createEngine } from ${index}\nconsole.log(stitch, createEngine)\n${hooksLoader(react)}`;
 
 export const ROWS: Row[] = [
   {
