@@ -51,17 +51,19 @@ export async function session<TResult>(
 const idOf = (library: Library, strict: boolean) => `${library.name}${strict ? ':strict' : ''}`;
 
 /**
- * One warm-up run per library (the first React render in a process pays for JIT and module
- * initialisation), then {@link RUNS} rounds of every library with and without StrictMode, and one
- * row per library and mode with each figure's median and every run's value.
+ * One warm-up run per library and mode (the first React render in a process, and the first under
+ * StrictMode, pay for JIT and module initialisation), then `runs` rounds of every library with and
+ * without StrictMode, and one row per library and mode with each figure's median and every run's
+ * value (in round order, so that the libraries' runs of one round can be paired).
  */
 export async function compareLibraries<TKey extends string>(
   suite: string,
   runOnce: (library: Library, strict: boolean) => Promise<Record<TKey, number>>,
+  runs = RUNS,
 ) {
   const records = new Map<string, Array<Record<TKey, number>>>();
-  for (const library of LIBRARIES) await runOnce(library, false);
-  for (let run = 0; run < RUNS; run++) {
+  for (const strict of [false, true]) for (const library of LIBRARIES) await runOnce(library, strict);
+  for (let run = 0; run < runs; run++) {
     for (const strict of [false, true]) {
       // Rotate the order so no library always runs first (or right after a given other one).
       for (let i = 0; i < LIBRARIES.length; i++) {
@@ -70,7 +72,7 @@ export async function compareLibraries<TKey extends string>(
         records.set(idOf(library, strict), [...(records.get(idOf(library, strict)) ?? []), record]);
       }
     }
-    log(`${suite}: run ${run + 1}/${RUNS}`);
+    log(`${suite}: run ${run + 1}/${runs}`);
   }
   return LIBRARIES.flatMap((library) =>
     [false, true].map(

@@ -89,13 +89,19 @@ export function judge(results: BenchResults): Verdict[] {
   if (fanin) {
     const runsOf = (library: string, strict: boolean) =>
       fanin.rows.find((row) => row.library === library && row.strict === strict)?.allResolvedMs;
-    const against = [false, true].map((strict) => ({
-      strict,
-      stitch: runsOf('stitch', strict)?.median,
-      tanstack: runsOf('tanstack', strict)?.median,
-    }));
+    // Each round ran both libraries back to back: the median of their per-round ratios pairs
+    // them, as the overhead's slices do, beside the medians of all runs.
+    const against = [false, true].map((strict) => {
+      const stitch = runsOf('stitch', strict);
+      const tanstack = runsOf('tanstack', strict);
+      const paired = median(
+        (stitch?.runs ?? []).map((ms, round) => ms / (tanstack?.runs[round] ?? Number.NaN)),
+      );
+      return { strict, stitch: stitch?.median, tanstack: tanstack?.median, paired };
+    });
     const met = against.every(
-      ({ stitch, tanstack }) => stitch !== undefined && tanstack !== undefined && stitch <= tanstack,
+      ({ stitch, tanstack, paired }) =>
+        stitch !== undefined && tanstack !== undefined && stitch <= tanstack && paired <= 1,
     );
     // Each library's fastest and slowest run, beside the medians: how far apart the runs are.
     const spread = (library: string, strict: boolean) => {
@@ -114,12 +120,12 @@ export function judge(results: BenchResults): Verdict[] {
                 `${strict ? 'StrictMode' : 'plain'}, Stitch ${spread('stitch', strict)} and TanStack Query ${spread('tanstack', strict)}`,
             )
             .join('; ')}.`,
-      figure: against
+      figure: `${against
         .map(
-          ({ strict, stitch, tanstack }) =>
-            `${strict ? 'StrictMode' : 'plain'}: ${fixed(stitch ?? Number.NaN, 1)} vs ${fixed(tanstack ?? Number.NaN, 1)} ms`,
+          ({ strict, stitch, tanstack, paired }) =>
+            `${strict ? 'StrictMode' : 'plain'}: ${fixed(stitch ?? Number.NaN, 1)} vs ${fixed(tanstack ?? Number.NaN, 1)} ms (${fixed(paired, 2)} × paired)`,
         )
-        .join('; '),
+        .join('; ')}; median of ${fanin.runs} runs, and of the per-round ratios`,
     });
   }
 
