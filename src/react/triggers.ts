@@ -31,7 +31,8 @@ export interface RefetchTriggers {
   refetchOnReconnect?: boolean;
   /**
    * Refetch every this many ms while the app is visible. A poll is scheduled only once the
-   * previous request for the key has settled, so polls never overlap. `0`: no polling. @default 0
+   * previous request for the key has settled, so polls never overlap; a hook whose poll is due
+   * joins a request another reader started for the key. `0`: no polling. @default 0
    */
   refetchInterval?: number;
 }
@@ -94,7 +95,8 @@ export interface TriggerTarget {
  * Wires one hook's triggers for `key` and returns what undoes it.
  *
  *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
- *                  (never armed while a request for the key is in flight, nor while hidden)
+ *                  (never armed while a request for the key is in flight, nor while hidden;
+ *                   armed when another reader's request starts: that request is joined)
  */
 export function watchTriggers(
   engine: Engine,
@@ -108,13 +110,25 @@ export function watchTriggers(
   const refetch = observer.refetchInBackground;
   const stops: Array<() => void> = [];
   let timer: CancelTimer | undefined;
+  let live = true;
   const disarm = () => {
     timer?.();
     timer = undefined;
   };
   if (key === undefined) return () => {};
+  const fetching = () => engine.getSnapshot(key).fetching;
+  /**
+   * Another reader's request for the key began while this hook's poll was due: it is this poll
+   * too, joined as a reference of the hook's own, so the hook that sent it can unmount without
+   * hanging up a request the other pollers wait on. Joined a microtask later, once every listener
+   * of the change has run (see the observer's `watch`), if the request is still in flight.
+   */
+  const join = () =>
+    queueMicrotask(() => {
+      if (live && fetching()) refetch(true);
+    });
   const arm = () => {
-    if (timer || !focus.isVisible() || engine.getSnapshot(key).fetching) return;
+    if (timer || !focus.isVisible() || fetching()) return;
     timer = engine.clock.schedule(refetchInterval, () => {
       timer = undefined;
       refetch(true);
@@ -123,7 +137,13 @@ export function watchTriggers(
     });
   };
   if (refetchInterval > 0) {
-    stops.push(observer.subscribe(() => (engine.getSnapshot(key).fetching ? disarm() : arm())));
+    stops.push(
+      observer.subscribe(() => {
+        if (!fetching()) return arm();
+        if (timer) join();
+        disarm();
+      }),
+    );
     arm();
   }
   if (refetchOnFocus || refetchInterval > 0) {
@@ -143,6 +163,7 @@ export function watchTriggers(
     );
   }
   return () => {
+    live = false;
     disarm();
     for (const stop of stops) stop();
   };

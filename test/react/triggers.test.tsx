@@ -47,6 +47,33 @@ function Readers({
   );
 }
 
+/** Readers of user 7 polling every second, one per id; `unrecorded` shows nothing to `shown`. */
+function Pollers({
+  getUser,
+  ids,
+  shown,
+  unrecorded,
+}: {
+  getUser: UserStitch;
+  ids: string[];
+  shown: ReturnType<typeof recorder<QueryResult<User>>>;
+  unrecorded: string;
+}) {
+  return (
+    <>
+      {ids.map((id) => (
+        <Reader
+          key={id}
+          getUser={getUser}
+          testId={id}
+          shown={id === unrecorded ? undefined : shown}
+          options={{ refetchInterval: 1_000 }}
+        />
+      ))}
+    </>
+  );
+}
+
 const texts = (count: number) =>
   Array.from({ length: count }, (_, i) => screen.getByTestId(`r${i}`).textContent);
 
@@ -184,6 +211,37 @@ describe('refetchInterval', () => {
     await act(() => clock.advance(1_000));
     await vendor.arrival(3);
     expect(starts()).toBe(3);
+  });
+
+  it.each([
+    ['the reader whose poll it is', 'r0'],
+    ['the reader that joined it', 'r1'],
+  ])('a poll shared by two pollers of a key survives the unmount of %s', async (_, leaving) => {
+    const harness = await setupTriggers();
+    const { vendor, clock, answer, wrapper, requests } = harness;
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const pollers = (ids: string[]) => (
+      <Pollers getUser={getUser} ids={ids} shown={shown} unrecorded={leaving} />
+    );
+    const view = render(pollers(['r0', 'r1']), { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    // Both pollers are due at once: one of them sends, the other joins its request.
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(2);
+    expect(requests()).toBe(2);
+
+    view.rerender(pollers(['r0', 'r1'].filter((id) => id !== leaving)));
+    await answer(2, { body: renamed });
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false, answered: true });
+    expect(shown.last).toMatchObject({ status: 'success', data: renamed, isFetching: false, error: null });
+    // The one left polls on, and its poll in flight is its own to hang up.
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(3);
+    view.unmount();
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+    expect(requests()).toBe(3);
   });
 
   it('unmounting between polls cancels the next one', async () => {
