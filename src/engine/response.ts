@@ -15,7 +15,12 @@ export interface StandardSchemaV1<TInput = unknown, TOutput = TInput> {
 /** A validator's verdict: a value, or the issues that rejected it. */
 export type StandardResult<TOutput> =
   | { readonly value: TOutput; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<unknown> }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<unknown> | undefined;
+      }>;
+    };
 
 /** How a response body is read. @default 'json' */
 export type ResponseType = 'json' | 'text';

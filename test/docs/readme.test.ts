@@ -52,10 +52,14 @@ const options: ts.CompilerOptions = {
   paths: { 'stitch-fetch': ['src/index.ts'], 'stitch-fetch/*': ['src/*/index.ts'] },
 };
 
-/** Type-checks `blocks` as files beside the README; returns each diagnostic as `file:line: text`. */
-function check(blocks: Block[]): string[] {
+/**
+ * Type-checks `blocks` as files beside the README, under `options` and the `extra` ones; returns
+ * each diagnostic as `file:line: text`.
+ */
+function check(blocks: Block[], extra: ts.CompilerOptions = {}): string[] {
   const files = new Map(blocks.map((block, n) => [join(root, `readme-block-${n}.${block.lang}`), block]));
-  const host = ts.createCompilerHost(options);
+  const settings = { ...options, ...extra };
+  const host = ts.createCompilerHost(settings);
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   host.readFile = (name) => files.get(name)?.code ?? readFile(name);
@@ -67,7 +71,7 @@ function check(blocks: Block[]): string[] {
       ? ts.createSourceFile(name, block.code, version, true)
       : getSourceFile(name, version, ...rest);
   };
-  const program = ts.createProgram([...files.keys()], options, host);
+  const program = ts.createProgram([...files.keys()], settings, host);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
     const block = diagnostic.file && files.get(diagnostic.file.fileName);
     const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
@@ -100,6 +104,14 @@ describe('README.md', () => {
   it('every TypeScript block compiles under strict', () => {
     expect(diagnostics.filter((line) => !line.startsWith('canary:'))).toEqual([]);
   });
+
+  // Many strict apps turn this on; the package's types must hold there too (a Standard Schema
+  // validator's optional fields, say, are `T | undefined` in the spec). Only the blocks are held
+  // to it: the package's own source is compiled without it.
+  it('every TypeScript block compiles with exactOptionalPropertyTypes too', () => {
+    const exact = check(blocks, { exactOptionalPropertyTypes: true });
+    expect(exact.filter((line) => line.startsWith('README.md:'))).toEqual([]);
+  }, 180_000);
 
   it('the check catches a block that does not compile', () => {
     expect(diagnostics.filter((line) => line.startsWith('canary:'))).toHaveLength(1);
