@@ -19,9 +19,9 @@ export interface UseSuspenseStitchOptions {
 
 /**
  * Like `useStitch`, for Suspense: returns data, suspends while it loads, throws a failure to the
- * nearest error boundary. The suspended request is one reference, released at once when the
- * component re-keys or unmounts, when the enclosing `StitchScope` resets or `signal` aborts, and
- * when React abandons the render (see `abandonAfter`).
+ * nearest error boundary. The suspended request is one reference, released at once when a
+ * committed component re-keys or unmounts, or the enclosing `StitchScope` resets or `signal`
+ * aborts; a render abandoned before its first commit is released within `abandonAfter`.
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,
