@@ -6,11 +6,11 @@ import type { StitchInput } from './request';
 /** The `cache` option of a read stitch. */
 export interface CacheOptions<TInput = StitchInput> {
   /** How long (ms) stored data is served without a request (`Infinity`: until invalidated). @default 0 */
-  ttl?: number;
+  ttl?: number | undefined;
   /** How long (ms) after `ttl` stale data is still served while one request refreshes it. @default 0 */
-  staleWhileRevalidate?: number;
+  staleWhileRevalidate?: number | undefined;
   /** The tenancy of an entry, e.g. the principal: callers in different scopes never share one. @default the engine */
-  scope?: (input: TInput | undefined) => string;
+  scope?: ((input: TInput | undefined) => string) | undefined;
 }
 
 /** `CacheOptions` validated, with defaults filled in. */

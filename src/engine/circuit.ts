@@ -45,17 +45,17 @@ export interface CircuitWindow {
 /** The `circuit` option of a stitch. */
 export interface CircuitOptions {
   /** Which breaker a call counts against. @default the URL's origin */
-  key?: string;
+  key?: string | undefined;
   /** Consecutive failures that open the breaker (ignored in rolling-window mode). @default 5 */
-  failures?: number;
+  failures?: number | undefined;
   /** How long (ms) the breaker stays open before one probe may go through. @default 30_000 */
-  cooldown?: number;
+  cooldown?: number | undefined;
   /** How long (ms) a probe holds its lease, so a hung probe cannot wedge the breaker. @default cooldown */
-  probeTimeout?: number;
+  probeTimeout?: number | undefined;
   /** Opens on a failure ratio over a rolling time window, not a consecutive count. @default undefined */
-  window?: Partial<CircuitWindow>;
+  window?: Partial<CircuitWindow> | undefined;
   /** Which HTTP statuses prove the vendor unhealthy. @default status >= 500 */
-  failureStatus?: (status: number) => boolean;
+  failureStatus?: ((status: number) => boolean) | undefined;
 }
 
 /** `CircuitOptions` validated, with every default filled in. */
@@ -104,7 +104,7 @@ export type TransitionListener = (transition: CircuitTransition) => void;
 
 /** One caller's ears on the breaker: what its admit and its admission's `record` caused. */
 export interface CircuitObserver {
-  transition?: TransitionListener;
+  transition?: TransitionListener | undefined;
   /** The store failed during this call's admit or record; the breaker failed open. */
   storeError?: (error: unknown) => void;
 }
@@ -290,7 +290,7 @@ const limitsOf = ({ failures, cooldown, probeTimeout, window }: CircuitPolicy): 
  */
 export function createCircuit(deps: {
   shared: Pick<SharedState, 'circuit'>;
-  onTransition?: TransitionListener;
+  onTransition?: TransitionListener | undefined;
   onStoreError?: (error: unknown) => void;
   onChange?: (key: string, state: CircuitState) => void;
 }): Circuit {

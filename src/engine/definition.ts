@@ -30,21 +30,21 @@ const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', '
  */
 export interface StitchHooks {
   /** Before each request leaves; may set headers on `headers` (an auth token, say). */
-  onRequest?(context: {
-    stitch: string;
-    attempt: number;
-    method: string;
-    url: string;
-    headers: Headers;
-  }): void;
+  onRequest?:
+    | ((context: { stitch: string; attempt: number; method: string; url: string; headers: Headers }) => void)
+    | undefined;
   /** When response headers arrive, before the body is read. */
-  onResponse?(context: { stitch: string; attempt: number; response: Response }): void;
+  onResponse?: ((context: { stitch: string; attempt: number; response: Response }) => void) | undefined;
   /** Once per failed run (never for a cancellation). */
-  onError?(error: StitchError): void;
+  onError?: ((error: StitchError) => void) | undefined;
   /** Before each backoff sleep. */
-  onRetry?(context: { stitch: string; attempt: number; delay: number; error: StitchError }): void;
+  onRetry?:
+    | ((context: { stitch: string; attempt: number; delay: number; error: StitchError }) => void)
+    | undefined;
   /** When a caller cancels its run. */
-  onCancel?(context: { stitch: string; reason: unknown; phase: CancelPhase; dispatched: boolean }): void;
+  onCancel?:
+    | ((context: { stitch: string; reason: unknown; phase: CancelPhase; dispatched: boolean }) => void)
+    | undefined;
 }
 
 /** The names of the `{name}` placeholders of a URL template, as a union (`never` for none). */
@@ -141,53 +141,53 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   /** Unique per engine; used in keys, traces and errors. */
   name: string;
   /** @default 'GET' */
-  method?: HttpMethod;
+  method?: HttpMethod | undefined;
   /** Absolute, or relative to `baseUrl`; `{param}` placeholders are filled from `input.params`. */
   url: string;
   /** Prefixed to a relative `url` with one slash between, keeping its path (`…/v1` + `users`). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Headers sent on every call (input headers override them). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`. */
-  output?: StandardSchemaV1<unknown, TData>;
+  output?: StandardSchemaV1<unknown, TData> | undefined;
   /**
    * A Standard Schema validator for the call's input, run before anything else: a mismatch is
    * `kind: 'invalid'` with the issues as `cause`, nothing sent and nothing counted. Its output
    * (after any transforms) is what the request is built from; its input type is the stitch's.
    */
-  input?: StandardSchemaV1<TInput, StitchInput>;
+  input?: StandardSchemaV1<TInput, StitchInput> | undefined;
   /** @default 'json' */
-  responseType?: ResponseType;
+  responseType?: ResponseType | undefined;
   /** Larger bodies fail with `kind: 'invalid'` and their socket is closed. @default 10 MiB */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * Attempts, retry options or `retry(…)`; `false` for one attempt.
    * @default 3 attempts for reads, 1 for writes without a key
    */
-  retry?: number | RetryOptions | RetryValue | false;
+  retry?: number | RetryOptions | RetryValue | false | undefined;
   /** A number bounds the whole call; `{ each, total }` bounds one attempt and the call. @default unbounded */
-  timeout?: TimeoutOptions;
+  timeout?: TimeoutOptions | undefined;
   /** Circuit breaker, keyed by the URL's origin unless `key` is set. @default on, 5 failures, 30 s cooldown */
-  circuit?: CircuitOptions | CircuitValue | boolean;
+  circuit?: CircuitOptions | CircuitValue | boolean | undefined;
   /** Concurrency and rate limits per key (the URL's origin by default). @default none */
-  throttle?: ThrottleOptions | ThrottleValue | false;
+  throttle?: ThrottleOptions | ThrottleValue | false | undefined;
   /** Reads only: serve stored data for `ttl` ms, stale for `staleWhileRevalidate` more. @default { ttl: 0 } */
-  cache?: CacheOptions<TInput> | number | false;
+  cache?: CacheOptions<TInput> | number | false | undefined;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
-  coalesce?: boolean;
+  coalesce?: boolean | undefined;
   /**
    * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
    * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
    * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
    * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
    */
-  redirect?: RedirectMode;
+  redirect?: RedirectMode | undefined;
   /**
    * Send an `Idempotency-Key`: `true` mints one per call, `keyOf` derives it from the input; or
    * `idempotency(…)`. @default false
    */
-  idempotency?: IdempotencyOptions<TInput> | IdempotencyValue<TInput>;
-  hooks?: StitchHooks;
+  idempotency?: IdempotencyOptions<TInput> | IdempotencyValue<TInput> | undefined;
+  hooks?: StitchHooks | undefined;
 }
 
 /** A stitch's configuration after validation, with every default filled in. */
@@ -224,13 +224,13 @@ export interface StitchDefinition<TData = unknown, TInput extends StitchInput = 
 /** Options of one call. */
 export interface CallOptions {
   /** Aborting it cancels this call only; the reason becomes the error's `cause`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The engine to run on. @default defaultEngine() */
-  engine?: StitchEngineLike;
+  engine?: StitchEngineLike | undefined;
   /** A key the caller owns, sent as the idempotency header on every attempt of this call. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Skip the cache lookup: fetch (or join the fetch in flight) and store the result. @default false */
-  revalidate?: boolean;
+  revalidate?: boolean | undefined;
 }
 
 /** What a stitch needs from an engine (see `createEngine`). */

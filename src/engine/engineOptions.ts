@@ -28,31 +28,31 @@ function checkMethods(value: unknown, field: string, methods: readonly string[],
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
   /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /**
    * Where breakers and idempotency records live: a `Store`, or a store that shares state between
    * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
    * throttle's shared rate and the retry budget. @default an in-memory store
    */
-  store?: Store | SharedState;
+  store?: Store | SharedState | undefined;
   /** Must have `now` (monotonic), `wallNow`, `schedule` and `sleep` (see {@link Clock}). @default the real clock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Sinks that see every event of every run, secrets redacted. @default none */
-  trace?: TraceSink | readonly TraceSink[];
+  trace?: TraceSink | readonly TraceSink[] | undefined;
   /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
-  redact?: readonly string[];
+  redact?: readonly string[] | undefined;
   /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
-  cacheSize?: number;
+  cacheSize?: number | undefined;
   /**
    * How long (ms, > 0) an operation of `store` may take before the call fails open without it
    * (`Infinity`: no bound). It never stretches a call's own deadline. @default 1000
    */
-  storeTimeout?: number;
+  storeTimeout?: number | undefined;
   /**
    * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
    * A hook that throws adds nothing and never fails the request. @default none
    */
-  headers?: HeadersHook;
+  headers?: HeadersHook | undefined;
 }
 
 /** `createEngine`'s options, checked, with their defaults filled in where they are plain values. */

@@ -23,27 +23,27 @@ export interface StitchErrorDetails {
   message: string;
   cause?: unknown;
   /** For `timeout`: which deadline. */
-  phase?: TimeoutPhase;
+  phase?: TimeoutPhase | undefined;
   /** For `http` (and a 429 `rate-limited`): the response status. */
-  status?: number;
+  status?: number | undefined;
   /** For `http`: the response body, cut to at most {@link MAX_ERROR_BODY} characters. */
-  body?: string;
+  body?: string | undefined;
   /** For `circuit-open` and `rate-limited`: how long until a call may succeed, in ms. */
-  retryAfter?: number;
+  retryAfter?: number | undefined;
   /** For `config`: the option that is wrong, e.g. `'retry.attempts'`. */
-  field?: string;
+  field?: string | undefined;
   /** Attempts started (0 when nothing got past the breaker or the queue). @default 0 */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Requests that left the process. @default 0 */
-  requests?: number;
+  requests?: number | undefined;
   /** Whether the failed call should be worth retrying later. @default false */
-  retryable?: boolean;
+  retryable?: boolean | undefined;
   /** Whether a request was out with no response when the run ended: it may have taken effect. */
-  ambiguous?: boolean;
-  url?: string;
+  ambiguous?: boolean | undefined;
+  url?: string | undefined;
   /** The stitch's name. */
-  stitch?: string;
-  idempotencyKey?: string;
+  stitch?: string | undefined;
+  idempotencyKey?: string | undefined;
 }
 
 /** How much of an error response's body an error keeps. */

@@ -14,8 +14,8 @@ export interface ErrorSummary {
   kind: StitchErrorKind;
   name: string;
   message: string;
-  status?: number;
-  phase?: TimeoutPhase;
+  status?: number | undefined;
+  phase?: TimeoutPhase | undefined;
 }
 
 /** What every event carries. */
@@ -43,7 +43,7 @@ export type StitchEvent =
         method: string;
         url: string;
         headers: Record<string, string>;
-        idempotencyKey?: string;
+        idempotencyKey?: string | undefined;
       }
     >
   /**

@@ -8,15 +8,15 @@ export type IdempotencyOptions<TInput> =
   | boolean
   | {
       /** Derives the key from the input, so the caller owns it across retries, reloads and processes. */
-      keyOf?: (input: TInput) => string;
+      keyOf?: ((input: TInput) => string) | undefined;
       /** The header the key travels in. @default 'Idempotency-Key' */
-      header?: string;
+      header?: string | undefined;
       /**
        * How long (ms) a successful call's data stays recorded under its key: re-issuing the key
        * meanwhile (here or in another process sharing the store) resolves with it and sends nothing.
        * @default 86_400_000 (24 h)
        */
-      ttl?: number;
+      ttl?: number | undefined;
     };
 
 /** Normalized idempotency settings; `undefined` when the stitch sends no key by itself. */

@@ -25,16 +25,16 @@ export type LiteStitchConfig<TData = unknown, TInput extends StitchInput = Stitc
   'retry' | 'circuit' | 'throttle' | 'idempotency'
 > & {
   /** `retry(…)`. @default one attempt */
-  retry?: RetryValue | false;
+  retry?: RetryValue | false | undefined;
   /** `circuit(…)`. @default no breaker */
-  circuit?: CircuitValue | false;
+  circuit?: CircuitValue | false | undefined;
   /** `throttle(…)`. @default no throttle */
-  throttle?: ThrottleValue | false;
+  throttle?: ThrottleValue | false | undefined;
   /**
    * `idempotency(…)`: keys, and the records a call under a key its caller owns is kept in (the
    * call option `idempotencyKey` needs it). @default no key
    */
-  idempotency?: IdempotencyValue<TInput> | false;
+  idempotency?: IdempotencyValue<TInput> | false | undefined;
 };
 
 /** `undefined` and `false` leave the policy out; anything else must be its value. */
@@ -74,7 +74,10 @@ export function stitch<
   const TUrl extends string = string,
   const TBase extends string = string,
 >(
-  config: LiteStitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & { url: TUrl; baseUrl?: TBase },
+  config: LiteStitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & {
+    url: TUrl;
+    baseUrl?: TBase | undefined;
+  },
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
   return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, valuesOnly));
 }

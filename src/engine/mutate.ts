@@ -32,31 +32,36 @@ export interface MutationLifecycle<TData, TInput extends StitchInput, TContext> 
    * write `onMutate` makes late (`context` is `undefined` if it rejects). An `onMutate` that never
    * settles never rolls back: let it end on `signal`.
    */
-  onMutate?(input: TInput, signal: AbortSignal | undefined): TContext | Promise<TContext>;
+  onMutate?: ((input: TInput, signal: AbortSignal | undefined) => TContext | Promise<TContext>) | undefined;
   /** After the write succeeded, before `invalidates` is applied. */
-  onSuccess?(data: TData, input: TInput, context: TContext | undefined): unknown;
+  onSuccess?: ((data: TData, input: TInput, context: TContext | undefined) => unknown) | undefined;
   /**
    * After the write failed or was cancelled (`error.kind === 'aborted'`, its `cause` the
    * reason): roll the optimistic update back with `context`, typically with `engine.setData`.
    */
-  onError?(error: StitchError, input: TInput, context: TContext | undefined): unknown;
+  onError?: ((error: StitchError, input: TInput, context: TContext | undefined) => unknown) | undefined;
   /**
    * Last, either way (after a rollback deferred past `onMutate` too): `error` is `null` after a
    * success. When it has returned, the mutation is over.
    */
-  onSettled?(
-    data: TData | undefined,
-    error: StitchError | null,
-    input: TInput,
-    context: TContext | undefined,
-  ): unknown;
+  onSettled?:
+    | ((
+        data: TData | undefined,
+        error: StitchError | null,
+        input: TInput,
+        context: TContext | undefined,
+      ) => unknown)
+    | undefined;
   /**
    * Marked stale after a success (after `onSuccess`), as `engine.invalidate` does: the mounted
    * readers of those keys refetch once, one coalesced request per key; unread keys fetch on
    * their next read. A function receives the data and the input.
    * @default []
    */
-  invalidates?: readonly Invalidation[] | ((data: TData, input: TInput) => readonly Invalidation[]);
+  invalidates?:
+    | readonly Invalidation[]
+    | ((data: TData, input: TInput) => readonly Invalidation[])
+    | undefined;
 }
 
 /** Options of {@link mutate}: the call's options and the mutation's lifecycle. */
@@ -64,7 +69,7 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
   extends Omit<CallOptions, 'engine' | 'revalidate'>,
     MutationLifecycle<TData, TInput, TContext> {
   /** The engine to run on (its cache is what `invalidates` and rollbacks touch). @default defaultEngine() */
-  engine?: Engine;
+  engine?: Engine | undefined;
 }
 
 /**

@@ -7,12 +7,12 @@ export type QueryValue = string | number | boolean;
 /** What a call passes: path parameters, query, body and extra headers. */
 export interface StitchInput {
   /** Fills `{name}` placeholders of the URL template, percent-encoded. */
-  params?: Record<string, string | number | boolean>;
+  params?: Record<string, string | number | boolean> | undefined;
   /** Appended to the URL; `null`/`undefined` values are left out, arrays repeat the name. */
-  query?: Record<string, QueryValue | readonly QueryValue[] | null | undefined>;
+  query?: Record<string, QueryValue | readonly QueryValue[] | null | undefined> | undefined;
   /** Sent as JSON unless it is already a body type (`FormData`, `Blob`, string, ...). */
-  body?: unknown;
-  headers?: Record<string, string>;
+  body?: unknown | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 /** A request ready for `fetch`, minus its signal. */

@@ -9,24 +9,24 @@ import type { BudgetLimits } from './shared';
 /** Exponential backoff between attempts. */
 export interface BackoffOptions {
   /** Cap of the delay before the first retry, in ms. @default 100 */
-  base?: number;
+  base?: number | undefined;
   /** Cap of any backoff delay, in ms. @default 10_000 */
-  max?: number;
+  max?: number | undefined;
   /** How much the cap grows per retry (≥ 1). @default 2 */
-  factor?: number;
+  factor?: number | undefined;
   /** `'full'`: a random wait below the cap, so clients that failed together do not retry together;
    * `'none'`: the cap itself. @default 'full' */
-  jitter?: 'full' | 'none';
+  jitter?: 'full' | 'none' | undefined;
 }
 
 /** A per-key budget: in any `window`, retries ≤ `floor` + `ratio` × calls. */
 export interface RetryBudgetOptions {
   /** Retries allowed per call made in the window, 0–1. @default 0.2 */
-  ratio?: number;
+  ratio?: number | undefined;
   /** Retries always allowed in the window, so a quiet key can still retry. @default 10 */
-  floor?: number;
+  floor?: number | undefined;
   /** Length of the sliding window, in ms. @default 10_000 */
-  window?: number;
+  window?: number | undefined;
 }
 
 /** The `retry` option of a stitch. */
@@ -34,17 +34,17 @@ export interface RetryOptions {
   /** Total attempts, the first included. A write (any method but GET/HEAD) without an idempotency key
    * always gets 1, whatever this says: re-sending it could apply it twice.
    * @default 3 for reads and for writes with an idempotency key, else 1 */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Statuses to retry, or a predicate. A list replaces only the statuses: network errors and per-attempt
    * timeouts stay retryable. Aborts, total timeouts, open circuits, invalid bodies: never, whatever this says.
    * @default network errors, per-attempt timeouts and 408, 429, 500, 502, 503, 504 */
-  on?: readonly number[] | ((error: StitchError) => boolean);
+  on?: readonly number[] | ((error: StitchError) => boolean) | undefined;
   /** @default { base: 100, max: 10_000, factor: 2, jitter: 'full' } */
-  backoff?: BackoffOptions;
+  backoff?: BackoffOptions | undefined;
   /** Honour a `Retry-After` header up to `max` ms (`Infinity`: uncapped); `false` ignores it. @default { max: 60_000 } */
-  retryAfter?: { max?: number } | false;
+  retryAfter?: { max?: number } | false | undefined;
   /** `false` turns the budget off. @default { ratio: 0.2, floor: 10, window: 10_000 } */
-  budget?: RetryBudgetOptions | false;
+  budget?: RetryBudgetOptions | false | undefined;
 }
 
 /** A validated `retry` option with every default filled in. */

@@ -32,8 +32,8 @@ export interface RunReport {
   status: number | undefined;
   /** Clock time from start to done, ms. */
   elapsed: number;
-  error?: ErrorSummary;
-  idempotencyKey?: string;
+  error?: ErrorSummary | undefined;
+  idempotencyKey?: string | undefined;
   events: readonly StitchEvent[];
 }
 

@@ -21,7 +21,7 @@ export interface CircuitChange {
    * Set when the store held a corrupt breaker state (a printable account of it): the operation
    * read it as closed and, unless it was a `read`, replaced it.
    */
-  corrupt?: string;
+  corrupt?: string | undefined;
 }
 
 /** What an idempotency record says about its key. */

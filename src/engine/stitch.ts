@@ -52,7 +52,10 @@ export function stitch<
   const TUrl extends string = string,
   const TBase extends string = string,
 >(
-  config: StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & { url: TUrl; baseUrl?: TBase },
+  config: StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>> & {
+    url: TUrl;
+    baseUrl?: TBase | undefined;
+  },
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
   return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, objectsOrValues));
 }

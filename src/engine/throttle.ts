@@ -14,16 +14,16 @@ import type { SharedState, SharedThrottle } from './shared';
 /** The `throttle` option of a stitch. At least one of `concurrency` and `rate` is required. */
 export interface ThrottleOptions {
   /** Callers with the same key share the limits. @default the URL's origin (set by the engine) */
-  key?: string;
+  key?: string | undefined;
   /** Most slots held at once. @default Infinity (no concurrency limit) */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * Most grants in any sliding window: `'10/s'`, `'100/min'`, `'5/100ms'`, `'2/h'`, or
    * `{ count, per }` with `per` in ms. @default undefined (no rate limit)
    */
-  rate?: string | { count: number; per: number };
+  rate?: string | { count: number; per: number } | undefined;
   /** Longest wait in the queue, in ms; `0` fails at once instead of queueing. @default Infinity */
-  maxWait?: number;
+  maxWait?: number | undefined;
   /**
    * What holds across every process on the engine's store (`stitch-fetch/redis`). `true` shares
    * the `rate`; `false` shares nothing; `{ concurrency: true }` also shares `concurrency`, so at
@@ -31,18 +31,18 @@ export interface ThrottleOptions {
    * store, see docs/SCALING.md). With a store that cannot share, both are per process whatever
    * this says. @default true (the rate is shared, `concurrency` is per process)
    */
-  shared?: boolean | SharedThrottleOptions;
+  shared?: boolean | SharedThrottleOptions | undefined;
 }
 
 /** The object form of `throttle.shared`. */
 export interface SharedThrottleOptions {
   /** Whether `rate` holds across processes. @default true */
-  rate?: boolean;
+  rate?: boolean | undefined;
   /**
    * Whether `concurrency` holds across processes; it needs a finite `concurrency`. The limit
    * still holds in each process when the store fails. @default false
    */
-  concurrency?: boolean;
+  concurrency?: boolean | undefined;
 }
 
 /** A validated `throttle` option, defaults filled in. */
@@ -170,9 +170,9 @@ export type Release = (unused?: boolean) => void;
 /** Per-call options of {@link Throttle.acquire}. */
 export interface AcquireOptions {
   /** Aborting rejects at once with the signal's reason (identity kept) and holds no slot. @default undefined */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Longest wait in ms; the smaller of this and `policy.maxWait` applies. @default Infinity */
-  maxWait?: number;
+  maxWait?: number | undefined;
   /** Called synchronously with the 1-based queue position when the caller has to wait. @default undefined */
   onQueued?: (position: number) => void;
 }

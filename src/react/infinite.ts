@@ -30,12 +30,14 @@ export interface PagePolicy<TData, TInput extends StitchInput, TParam> {
     pageParams: readonly TParam[],
   ) => TParam | null | undefined;
   /** The param of the page before `firstPage`; `undefined` or `null` (or no function): there is none. */
-  getPreviousPageParam?: (
-    firstPage: TData,
-    pages: readonly TData[],
-    firstPageParam: TParam,
-    pageParams: readonly TParam[],
-  ) => TParam | null | undefined;
+  getPreviousPageParam?:
+    | ((
+        firstPage: TData,
+        pages: readonly TData[],
+        firstPageParam: TParam,
+        pageParams: readonly TParam[],
+      ) => TParam | null | undefined)
+    | undefined;
   /**
    * Puts a page param into the input: the name of a query field (`'cursor'` sends
    * `?cursor=<param>`, nothing for a `null` or `undefined` param), or a function of the hook's
@@ -43,7 +45,7 @@ export interface PagePolicy<TData, TInput extends StitchInput, TParam> {
    */
   pageInput: string | ((input: TInput, param: TParam) => TInput);
   /** At most this many pages are kept; a new page drops one from the other end. @default Infinity */
-  maxPages?: number;
+  maxPages?: number | undefined;
 }
 
 /** Which fetch an entry is running: the first page, one more page at either end, or a refetch. */

@@ -6,23 +6,23 @@ import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerConte
 /** Props of {@link StitchProvider}. */
 export interface StitchProviderProps {
   /** The engine for every hook below. @default defaultEngine() */
-  engine?: Engine;
+  engine?: Engine | undefined;
   /** Data from a server render (`engine.dehydrate()`), taken in before the first render. */
-  state?: DehydratedState;
+  state?: DehydratedState | undefined;
   /**
    * Refetch triggers for every `useStitch` below (`refetchOnFocus`, `refetchOnReconnect`,
    * `refetchInterval`); a hook's own options win. @default the enclosing provider's, or none
    */
-  defaults?: RefetchTriggers;
+  defaults?: RefetchTriggers | undefined;
   /**
    * When the app is visible and focused again (React Native: `AppState`; tests: a source they
    * drive). Pass a stable object: a new one resubscribes every hook.
    * @default the enclosing provider's, or the document's `visibilitychange` and the window's `focus`
    */
-  focusSource?: FocusSource;
+  focusSource?: FocusSource | undefined;
   /** When the network comes back; a stable object. @default the enclosing provider's, or the window's `online` */
-  onlineSource?: OnlineSource;
-  children?: ReactNode;
+  onlineSource?: OnlineSource | undefined;
+  children?: ReactNode | undefined;
 }
 
 /**

@@ -5,8 +5,8 @@ import { onAbort } from './follow';
 /** Props of {@link StitchScope}. */
 export interface StitchScopeProps {
   /** When this changes (a pathname, say), every reference in the subtree is aborted. */
-  resetKey?: unknown;
-  children?: ReactNode;
+  resetKey?: unknown | undefined;
+  children?: ReactNode | undefined;
 }
 
 interface ScopeState {

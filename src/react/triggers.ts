@@ -26,15 +26,15 @@ export interface RefetchTriggers {
    * Refetch when the app becomes visible or focused again, unless the data is fresh (younger than
    * `staleTime` or the stitch's `cache.ttl`). @default false
    */
-  refetchOnFocus?: boolean;
+  refetchOnFocus?: boolean | undefined;
   /** Refetch when the network comes back, unless the data is fresh. @default false */
-  refetchOnReconnect?: boolean;
+  refetchOnReconnect?: boolean | undefined;
   /**
    * Refetch every this many ms while the app is visible. A poll is scheduled only once the
    * previous request for the key has settled, so polls never overlap; a hook whose poll is due
    * joins a request another reader started for the key. `0`: no polling. @default 0
    */
-  refetchInterval?: number;
+  refetchInterval?: number | undefined;
 }
 
 /** What `StitchProvider` hands its hooks besides the engine. */

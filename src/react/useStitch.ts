@@ -13,24 +13,24 @@ import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers'
 /** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
 export interface UseStitchOptions<TData = unknown, TSelected = TData> extends RefetchTriggers {
   /** An external signal (a route controller, say): its abort shows as this hook's error, reason intact. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Show the previous input's data (with `isPlaceholder`) while the new one loads: a shorthand
    * for `placeholderData: (previous) => previous`, and it wins over `placeholderData`. @default false
    */
-  keepPrevious?: boolean;
+  keepPrevious?: boolean | undefined;
   /** Wait this long (ms) after a re-key before sending; a re-key inside the window sends nothing. @default 0 */
-  debounce?: number;
+  debounce?: number | undefined;
   /** `false` keeps the hook idle. @default true */
-  enabled?: boolean;
+  enabled?: boolean | undefined;
   /** Data younger than this (ms) is shown without a request on mount or re-key. @default 0 */
-  staleTime?: number;
+  staleTime?: number | undefined;
   /**
    * Projects the data: the hook returns `select(data)` as its `data`, and the component re-renders
    * only when that value (by `Object.is`), the status, the error or a flag changes. `select` runs
    * again only for new data or a new `select`; return a primitive or a memoized object.
    */
-  select?: (data: TData) => TSelected;
+  select?: ((data: TData) => TSelected) | undefined;
   /**
    * Data for a key that has none yet, or a function making it (called once per key). It is stored
    * in the cache as if fetched when the hook first rendered the key, so it is shown at once
@@ -38,12 +38,12 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
    * `cache.ttl`): with the default `staleTime: 0` the hook refetches it in the background at once
    * (`isFetching: true`); with a longer one it sends nothing until the data is older than that.
    */
-  initialData?: TData | (() => TData | undefined);
+  initialData?: TData | (() => TData | undefined) | undefined;
   /**
    * Shown with `isPlaceholder: true` while the key has no data: a value, or a function of the
    * previous key's data (`undefined` if none). Never stored in the cache; `select` applies to it.
    */
-  placeholderData?: PlaceholderData<TData>;
+  placeholderData?: PlaceholderData<TData> | undefined;
 }
 
 /** `initialData` for `key`, stamped now, unless the key holds data already. */

@@ -10,9 +10,9 @@ import { readInput, type skipToken } from './readInput';
 export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
   extends PagePolicy<TData, TInput, TParam> {
   /** An external signal: its abort cancels the page fetch in flight and shows as this hook's error, reason intact. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** `false` keeps the hook idle. @default true */
-  enabled?: boolean;
+  enabled?: boolean | undefined;
 }
 
 /**

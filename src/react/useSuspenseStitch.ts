@@ -8,13 +8,13 @@ import { useEngine } from './provider';
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
   /** Aborts the suspended request (its error then reaches the error boundary). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * React never says when it abandons a suspended render (its boundary unmounted, say). Every
    * this many ms a suspended read asks React to render again; one that no render asked for within
    * a further period is released. A slow read React still waits for is never cut. @default 30_000
    */
-  abandonAfter?: number;
+  abandonAfter?: number | undefined;
 }
 
 /**
