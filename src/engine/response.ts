@@ -38,6 +38,8 @@ export class BodyProblem extends Error {
  * Reads a body up to `maxBytes`. Past the limit it cancels the stream (which closes the socket
  * rather than draining a huge body) and throws. An abort of `signal` ends the read at once with
  * its reason and cancels the stream, even when the `fetch` in use (an injected one) does not.
+ * The readers here keep their lock: the body is the engine's alone, read to its end or
+ * cancelled, and a release would cost a TypeError (the reader's closed promise rejects with one).
  */
 export async function readBody(response: Response, maxBytes: number, signal?: AbortSignal): Promise<string> {
   if (!response.body) return '';
@@ -58,7 +60,6 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
     }
   } finally {
     detach();
-    reader.releaseLock();
   }
   // Most answers come in one chunk: decoded in one go, with no streaming state to keep.
   if (chunks.length === 1) return whole.decode(chunks[0]);
@@ -91,7 +92,6 @@ export async function readErrorBody(response: Response, signal?: AbortSignal): P
     return text === '' ? undefined : text.slice(0, MAX_ERROR_BODY);
   } finally {
     detach();
-    reader.releaseLock();
   }
 }
 
@@ -99,8 +99,8 @@ type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 /**
  * Cancels the stream the moment `signal` aborts (one listener for the whole read, not one per
- * chunk): that settles a read still pending, so the lock can go, and closes the socket of a
- * `fetch` that ignored the signal. Returns the listener's removal.
+ * chunk): that settles a read still pending and closes the socket of a `fetch` that ignored the
+ * signal. Returns the listener's removal.
  */
 function cancelOnAbort(reader: Reader, signal: AbortSignal | undefined): () => void {
   if (!signal) return () => {};
