@@ -1,6 +1,6 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import type { Engine } from '../index';
-import { useDevtoolsModel } from './shared';
+import { useDevtoolsModel, useWatching } from './shared';
 import { button, PALETTE } from './theme';
 
 // The panel's code loads on first open: an app that mounts the toggle pays for the model only.
@@ -20,8 +20,9 @@ export interface StitchDevtoolsProps {
  * A floating devtools panel for a Stitch engine: a live lane per request (queued, sent, joined,
  * cancelled with its reason and what became of the socket, answered, failed, each attempt), the
  * cache with invalidate and refetch, breakers with their next probe, and throttle queues. It
- * watches the engine from mount (pushed by `engine.inspect`, never polled), so the requests made
- * before the panel opens are there when it does. Import it only where you want it: nothing of it
+ * watches the engine from the commit that mounts it (pushed by `engine.inspect`, never polled),
+ * so the requests made since, those of the components mounted with it included, are there when
+ * the panel opens. Import it only where you want it: nothing of it
  * reaches a bundle that does not import `stitch-fetch/devtools`. Its model is the engine's shared
  * one (`useDevtoolsModel`), so a page's `useStitchInspector` shows the same lanes.
  */
@@ -36,7 +37,7 @@ export function StitchDevtools({ engine, initialOpen = false, maxLanes }: Stitch
   };
 
   // Watched from mount, not from the first open.
-  useEffect(() => model.subscribe(() => {}), [model]);
+  useWatching(model);
 
   return (
     <>

@@ -3,7 +3,7 @@
  * engine, so they show the same lanes. It listens to `engine.inspect` only while something
  * subscribes: an engine nobody watches builds no inspection events.
  */
-import { useContext } from 'react';
+import { useContext, useEffect, useLayoutEffect } from 'react';
 import { defaultEngine, type Engine } from '../index';
 import { EngineContext } from '../react/context';
 import { checkModel, createDevtoolsModel, type DevtoolsModel, EMPTY } from './model';
@@ -78,3 +78,15 @@ export function useDevtoolsModel({ engine, maxLanes }: InspectorOptions = {}): S
   const provided = useContext(EngineContext);
   return sharedModel(engine ?? provided ?? defaultEngine(), maxLanes);
 }
+
+/**
+ * Keeps `model` connected from the commit that mounts the caller on: in a layout effect, which
+ * React runs before every passive effect of that commit, so a request a component sends from its
+ * effect in the same commit (a `useStitch` placed before the panel, say) is watched from its
+ * start. On a server, where a layout effect does nothing, a plain effect (that never runs).
+ */
+export function useWatching(model: SharedDevtoolsModel): void {
+  useCommitEffect(() => model.subscribe(() => {}), [model]);
+}
+
+const useCommitEffect = typeof document === 'undefined' ? useEffect : useLayoutEffect;

@@ -1,6 +1,6 @@
 import { useRef, useSyncExternalStore } from 'react';
 import type { DevtoolsSnapshot } from './model';
-import { type InspectorOptions, useDevtoolsModel } from './shared';
+import { type InspectorOptions, useDevtoolsModel, useWatching } from './shared';
 
 /** Whether `a` and `b` are the same value, or arrays of the same items in the same order. */
 function same(a: unknown, b: unknown): boolean {
@@ -11,7 +11,8 @@ function same(a: unknown, b: unknown): boolean {
 
 /**
  * What `select` picks from the engine's devtools model: the one `<StitchDevtools />` shows, pushed
- * by `engine.inspect` (never polled), watched from the first mount on. A page can draw its own view
+ * by `engine.inspect` (never polled), watched from the commit that mounts it on (the requests of
+ * components mounted with it included). A page can draw its own view
  * of the panel's data, e.g. the lanes of one stitch:
  *
  * ```tsx
@@ -28,6 +29,7 @@ export function useStitchInspector<TSelected>(
   options?: InspectorOptions,
 ): TSelected {
   const model = useDevtoolsModel(options);
+  useWatching(model);
   const last = useRef<{ snapshot: DevtoolsSnapshot; select: typeof select; selected: TSelected }>(undefined);
   const read = () => {
     const snapshot = model.getSnapshot();

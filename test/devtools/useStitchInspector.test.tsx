@@ -4,7 +4,7 @@
  * re-rendering only when its selection changes; its lanes say what the vendor's ledger says.
  */
 import { act, render } from '@testing-library/react';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type DevtoolsSnapshot,
   type LaneView,
@@ -17,6 +17,7 @@ import { type Engine, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection } from '../helpers/runs';
 import { actAtOnce, flushMicrotasks, type Recorder, recorder, renderStrict, setup } from '../react/harness';
+import { Reader, userStitch } from '../react/users';
 
 /** Counts the engine's inspect listeners as they come and go. */
 function watchInspectors(engine: Engine) {
@@ -139,6 +140,36 @@ it('clearLanes of the shared model clears what every view of it shows', async ()
   expect(shown.last).toHaveLength(1);
   await actAtOnce(() => clear());
   expect(shown.last).toEqual([]);
+});
+
+describe('watched from the commit that mounts it', () => {
+  // A reader placed before the panel (the README's layout) sends from its effect in the same
+  // commit that mounts the panel: its request is watched from its start all the same.
+  it.each([
+    ['<StitchDevtools />', () => <StitchDevtools />],
+    ['useStitchInspector', () => <Page stitch="any" shown={recorder()} model={() => {}} />],
+  ])('%s placed after a reader has the lane of its first request', async (_, Watcher) => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    let model: SharedDevtoolsModel | undefined;
+    const Model = () => {
+      model = useDevtoolsModel();
+      return null;
+    };
+    render(
+      <>
+        <Reader getUser={getUser} />
+        <Watcher />
+        <Model />
+      </>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 7, name: 'Ada' } });
+    expect(model?.getSnapshot().lanes.map(({ stitch, status }) => ({ stitch, status }))).toEqual([
+      { stitch: getUser.definition.name, status: 'answered' },
+    ]);
+  });
 });
 
 it('refuses a bad maxLanes with a config error naming it', async () => {
