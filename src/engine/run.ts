@@ -121,7 +121,7 @@ export class StitchRun<TData> extends Promise<TData> {
 
   /** This run's id, as its events carry it. */
   readonly id: string;
-  // What happened and when, stamped into events only when someone looks (see `events`).
+  // What happened and when, stamped into events only when someone looks (see `#events`).
   readonly #payloads: EventPayload[] = [];
   readonly #times: number[] = [];
   readonly #stamped: StitchEvent[] = [];
@@ -181,16 +181,16 @@ export class StitchRun<TData> extends Promise<TData> {
   #emit(payload: EventPayload, trace: boolean, at = this.#clock.now()): void {
     this.#payloads.push(payload);
     this.#times.push(at);
-    if (trace && this.#sink) this.#sink(this.events.at(-1) as StitchEvent);
+    if (trace && this.#sink) this.#sink(this.#events().at(-1) as StitchEvent);
     this.#wake?.emit();
   }
 
   /**
    * This run's events so far, in order (what its report and stream show). An event is stamped
-   * with the run's identity and time only when a sink, a stream, a report or this getter first
-   * reads it: nobody watching, nothing built.
+   * with the run's identity and time only when a sink, a stream or a report first reads it:
+   * nobody watching, nothing built.
    */
-  get events(): readonly StitchEvent[] {
+  #events(): readonly StitchEvent[] {
     const stamped = this.#stamped;
     for (let index = stamped.length; index < this.#payloads.length; index++) {
       const at = this.#times[index] as number;
@@ -237,7 +237,7 @@ export class StitchRun<TData> extends Promise<TData> {
     const result = await this.#settled();
     const tally = this.#tally as RunTally;
     const outcome = outcomeOf(result);
-    const done = this.events.at(-1);
+    const done = this.#events().at(-1);
     const report: RunReport = {
       ok: result.ok,
       outcome,
@@ -248,7 +248,7 @@ export class StitchRun<TData> extends Promise<TData> {
       dispatched: tally.requests > 0,
       status: tally.status,
       elapsed: done?.type === 'done' ? done.elapsed : 0,
-      events: [...this.events],
+      events: [...this.#events()],
     };
     if (!result.ok) report.error = summarize(result.error);
     if (tally.idempotencyKey !== undefined) report.idempotencyKey = tally.idempotencyKey;
@@ -268,7 +268,7 @@ export class StitchRun<TData> extends Promise<TData> {
     try {
       for (;;) {
         while (next < this.#payloads.length) {
-          const event = this.events[next++] as StitchEvent;
+          const event = this.#events()[next++] as StitchEvent;
           yield event;
           if (event.type === 'done') return;
         }

@@ -92,8 +92,8 @@ describe('StitchRun: settling', () => {
     const report = await run.report();
     expect(report.outcome).toBe('success');
     expect(report.attempts).toBe(1);
-    expect(run.events.filter((e) => e.type === 'done')).toHaveLength(1);
-    expect(run.events.some((e) => e.type === 'error')).toBe(false);
+    expect(report.events.filter((e) => e.type === 'done')).toHaveLength(1);
+    expect(report.events.some((e) => e.type === 'error')).toBe(false);
   });
 
   it('a failed run nobody awaits causes no unhandled rejection', async () => {
@@ -122,7 +122,7 @@ describe('StitchRun: events and report', () => {
     emitTo(run, { type: 'start', method: 'GET', url: 'https://api.example.com/users/7' });
     await clock.advance(40);
     emitTo(run, { type: 'response', attempt: 1, status: 200, elapsed: 40 });
-    expect(run.events).toEqual([
+    expect(traced).toEqual([
       {
         type: 'start',
         method: 'GET',
@@ -133,14 +133,18 @@ describe('StitchRun: events and report', () => {
       },
       { type: 'response', attempt: 1, status: 200, elapsed: 40, at: 1_040, run: 'run-1', stitch: 'getUser' },
     ]);
-    expect(traced).toEqual(run.events);
+    // The report logs what the sink saw, in the same order, closing events included.
+    finishRun(run, { ok: true, data: { id: 1 } }, tally());
+    expect(eventTypes(traced)).toEqual(['start', 'response', 'success', 'done']);
+    expect((await run.report()).events).toEqual(traced);
   });
 
-  it('emit(payload, false) logs the event but keeps it from the sink', () => {
+  it('emit(payload, false) logs the event but keeps it from the sink', async () => {
     const { run, traced } = setup();
     emitTo(run, { type: 'coalesce', leader: 'run-0' }, false);
-    expect(eventTypes(run.events)).toEqual(['coalesce']);
     expect(traced).toEqual([]);
+    finishRun(run, { ok: true, data: { id: 1 } }, tally());
+    expect(eventTypes((await run.report()).events)).toEqual(['coalesce', 'success', 'done']);
   });
 
   it('reports a success with every field', async () => {
@@ -168,7 +172,10 @@ describe('StitchRun: events and report', () => {
     expect('error' in report).toBe(false);
     expect(eventTypes(report.events)).toEqual(['start', 'success', 'done']);
     expect(report.events.at(-1)).toMatchObject({ type: 'done', outcome: 'success', elapsed: 250 });
-    expect(report.events).not.toBe(run.events);
+    // Each report has its own copy of the log.
+    const again = await run.report();
+    expect(again.events).toEqual(report.events);
+    expect(again.events).not.toBe(report.events);
   });
 
   it('reports a failure with its error summary and an error event', async () => {

@@ -400,7 +400,7 @@ async function playAndCheck(s: fc.Scheduler, plan: Plan, withTimeout: boolean) {
     for (const { run, settlements } of runs) {
       expect(settlements, `${run.id} settlements`).toBe(1);
       expect(
-        run.events.filter((event) => event.type === 'done'),
+        (await run.report()).events.filter((event) => event.type === 'done'),
         `${run.id} done events`,
       ).toHaveLength(1);
     }

@@ -55,7 +55,7 @@ describe('two callers of one read share one request', () => {
       cancelled: true,
       source: 'coalesced',
     });
-    expect(eventTypes(follower.events)).not.toContain('success');
+    expect(eventTypes((await follower.report()).events)).not.toContain('success');
     expect(hooks.onCancel).toHaveBeenCalledOnce();
     expect(hooks.onError).not.toHaveBeenCalled();
   });
@@ -119,9 +119,10 @@ describe('two callers of one read share one request', () => {
     expect(clock.pending()).toBe(0);
     // The trace tells the two cancels apart: the first left the request to the other caller,
     // the last one stopped it.
-    const cancelOf = (run: typeof leader) => run.events.find((event) => event.type === 'cancel');
-    expect(cancelOf(leader)).toMatchObject({ dispatched: true, shared: true });
-    expect(cancelOf(follower)).toMatchObject({ dispatched: true, shared: false });
+    const cancelOf = async (run: typeof leader) =>
+      (await run.report()).events.find((event) => event.type === 'cancel');
+    expect(await cancelOf(leader)).toMatchObject({ dispatched: true, shared: true });
+    expect(await cancelOf(follower)).toMatchObject({ dispatched: true, shared: false });
   });
 });
 
