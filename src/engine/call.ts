@@ -345,6 +345,10 @@ export function createCall(deps: CallDeps) {
       if (result.type === 'success') finishRun(run, { ok: true, data: result.data }, tally);
       else if (result.type === 'failure') finishRun(run, { ok: false, error: result.error }, tally);
     });
+    // A listener of an event this call emitted while it joined (its `start`, `queued` or
+    // `coalesce`, heard by a trace sink or an inspector) may have aborted the signal before the
+    // call listened to it.
+    if (signal?.aborted) leave(abortReason(signal));
     return run;
   }
 

@@ -4,7 +4,7 @@
  * refuse, and show the same URL. Against the real vendor.
  */
 import { describe, expect, it } from 'vitest';
-import { type StitchConfig, type StitchInput, stitch } from '../../src/index';
+import { type StitchConfig, type StitchEvent, type StitchInput, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, startScenario } from '../helpers/runs';
 import type { Vendor } from '../helpers/vendor';
@@ -133,5 +133,59 @@ describe('a cache hit', () => {
       url: vendor.url('/items?a=1&b=2'),
     });
     expect(vendor.requests()).toBe(1);
+  });
+});
+
+describe('an abort from a listener of the call’s own first events', () => {
+  // A trace sink (or an inspector: the devtools) hears a call's first events while the call is
+  // still joining, before it listens to its caller's signal: an abort there must still count.
+  const abortingOn = (type: StitchEvent['type'], controller: AbortController, reason: unknown) => ({
+    handle: (event: StitchEvent) => {
+      if (event.type === type && !controller.signal.aborted) controller.abort(reason);
+    },
+  });
+
+  it('on its coalesce event: the joiner leaves at once with its reason, the leader is served', async () => {
+    const controller = new AbortController();
+    const reason = new Error('the joiner leaves');
+    const { vendor, engine } = await startScenario({
+      respond: () => 'hold',
+      engine: { trace: abortingOn('coalesce', controller, reason) },
+    });
+    const read = stitch<unknown, StitchInput>({ name: uniqueKey('read'), url: vendor.url('/read') });
+    const leader = read(undefined, { engine });
+    await vendor.arrival(1);
+    const joiner = read(undefined, { engine, signal: controller.signal });
+    expect(await rejection(joiner)).toMatchObject({ kind: 'aborted', cause: reason });
+    vendor.release(1, { status: 200, body: { ok: true } });
+    await expect(leader).resolves.toEqual({ ok: true });
+    expect(vendor.ledger.map((entry) => [entry.answered, entry.hungUp])).toEqual([[true, false]]);
+  });
+
+  it('on its queued event: the waiter leaves the queue at once with its reason and sends nothing', async () => {
+    const controller = new AbortController();
+    const reason = new Error('the waiter leaves');
+    const { vendor, engine } = await startScenario({
+      respond: () => 'hold',
+      engine: { trace: abortingOn('queued', controller, reason) },
+    });
+    const read = stitch<unknown, StitchInput>({
+      name: uniqueKey('read'),
+      url: vendor.url('/read'),
+      throttle: { concurrency: 1 },
+    });
+    const holder = read({ query: { n: 1 } }, { engine });
+    await vendor.arrival(1);
+    const waiter = read({ query: { n: 2 } }, { engine, signal: controller.signal });
+    expect(await rejection(waiter)).toMatchObject({ kind: 'aborted', cause: reason });
+    expect((await waiter.report()).requests).toBe(0);
+    // The slot goes to the next caller, not to the one that left.
+    const next = read({ query: { n: 3 } }, { engine });
+    vendor.release(1, { status: 200, body: { n: 1 } });
+    await expect(holder).resolves.toEqual({ n: 1 });
+    expect((await vendor.arrival(2)).query.get('n')).toBe('3');
+    vendor.release(2, { status: 200, body: { n: 3 } });
+    await expect(next).resolves.toEqual({ n: 3 });
+    expect(vendor.requests()).toBe(2);
   });
 });
