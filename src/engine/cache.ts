@@ -1,6 +1,7 @@
 import type { Clock } from './clock';
 import { Emitter } from './emitter';
 import { configError, type StitchError } from './errors';
+import { isRecord } from './record';
 import type { StitchInput } from './request';
 
 /** The `cache` option of a read stitch. */
@@ -33,6 +34,13 @@ export function normalizeCache<TInput>(
     if (value !== undefined && value !== false)
       throw configError(stitchName, 'cache', 'applies to GET and HEAD only');
     return undefined;
+  }
+  if (!(value === undefined || value === false || typeof value === 'number' || isRecord(value as unknown))) {
+    throw configError(
+      stitchName,
+      'cache',
+      'must be a number of milliseconds, { ttl, staleWhileRevalidate, scope } or false',
+    );
   }
   const options = typeof value === 'number' ? { ttl: value } : value || {};
   const field = (name: string) => (typeof value === 'number' ? 'cache' : `cache.${name}`);

@@ -13,7 +13,8 @@ import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
-import { type BuiltRequest, buildRequest, isRecord, type StitchInput } from './request';
+import { isRecord } from './record';
+import { type BuiltRequest, buildRequest, type StitchInput } from './request';
 import { cancelledWith, countFrom, emitTo, finishRun, onCancel, type RunTally, StitchRun } from './run';
 
 /** What a call needs from its engine. */

@@ -11,6 +11,7 @@ import type { CancelPhase } from './events';
 import type { IdempotencyOptions, IdempotencyPolicy } from './idempotency';
 import type { Ledger } from './ledger';
 import type { Part } from './parts';
+import { isRecord } from './record';
 import { normalizeRedirect, type RedirectMode } from './redirectMode';
 import { placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
@@ -322,6 +323,12 @@ export function define<TData, TInput extends StitchInput>(
       'must be a Standard Schema validator',
     );
   }
+  check(
+    config.hooks === undefined || isRecord(config.hooks),
+    name,
+    'hooks',
+    'must be an object of functions',
+  );
   for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
     check(typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
   }

@@ -1,5 +1,6 @@
 import { StitchError } from './errors';
 import { lastOne } from './memo';
+import { isRecord } from './record';
 
 /** A scalar that may appear in a query string. */
 export type QueryValue = string | number | boolean;
@@ -58,10 +59,6 @@ function isScalar(value: unknown): value is string | number | boolean {
 
 /** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
 const tagOf = (value: unknown) => Object.prototype.toString.call(value);
-
-/** Whether `value` is a record (not a list, Map, URLSearchParams, ...). */
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  tagOf(value) === '[object Object]';
 
 /** Throws unless `value` is a record, naming `field`. */
 function checkRecord(stitch: string, field: string, value: unknown): Record<string, unknown> {

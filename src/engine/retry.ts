@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import type { HttpMethod, RetryPair, RetryValue } from './definition';
 import { configError, type StitchError, type StitchErrorKind } from './errors';
 import type { Part } from './parts';
+import { isRecord } from './record';
 import type { BudgetLimits } from './shared';
 
 /** Exponential backoff between attempts. */
@@ -94,7 +95,18 @@ export function normalizeRetry(
   const fail = (field: string, problem: string) => {
     throw configError(stitchName, field, problem);
   };
+  if (!(value === undefined || value === false || typeof value === 'number' || isRecord(value))) {
+    fail('retry', 'must be a number of attempts, retry options or false');
+  }
   const options: RetryOptions = typeof value === 'number' ? { attempts: value } : value || {};
+  const shape = (field: 'backoff' | 'retryAfter' | 'budget', what: string) => {
+    const given = options[field];
+    if (given !== undefined && !(field !== 'backoff' && given === false) && !isRecord(given))
+      fail(`retry.${field}`, `must be ${what}`);
+  };
+  shape('backoff', '{ base, max, factor, jitter }');
+  shape('retryAfter', '{ max } or false');
+  shape('budget', '{ ratio, floor, window } or false');
   const safe = READS.has(method.toUpperCase()) || idempotent;
   const attempts = options.attempts ?? (value === false ? 1 : 3);
   if (!Number.isInteger(attempts) || attempts < 1) fail('retry.attempts', 'must be an integer ≥ 1');

@@ -97,7 +97,7 @@ function normalizeShared(
   if (typeof sharedConcurrency !== 'boolean') {
     throw configError(stitchName, 'throttle.shared.concurrency', 'must be a boolean');
   }
-  if (sharedConcurrency && concurrency === undefined) {
+  if (sharedConcurrency && (concurrency === undefined || concurrency === Infinity)) {
     throw configError(stitchName, 'throttle.shared.concurrency', 'needs a `throttle.concurrency` to share');
   }
   return { rate, concurrency: sharedConcurrency };
@@ -121,8 +121,8 @@ export function normalizeThrottle(
   if (key !== undefined && (typeof key !== 'string' || key === '')) {
     throw configError(stitchName, 'throttle.key', 'must be a non-empty string');
   }
-  if (concurrency !== undefined && !isPositiveInteger(concurrency)) {
-    throw configError(stitchName, 'throttle.concurrency', 'must be a positive integer');
+  if (concurrency !== undefined && !isPositiveInteger(concurrency) && concurrency !== Infinity) {
+    throw configError(stitchName, 'throttle.concurrency', 'must be a positive integer (Infinity: no limit)');
   }
   const parsed =
     typeof rate === 'string'

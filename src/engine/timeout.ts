@@ -1,4 +1,5 @@
 import { configError, type TimeoutPhase } from './errors';
+import { isRecord } from './record';
 
 /** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt; `Infinity` is no bound. */
 export type TimeoutOptions = number | { each?: number; total?: number };
@@ -14,7 +15,7 @@ export interface TimeoutPolicy {
  * works (the clock chains host timers past their 2^31-1 ms limit); `Infinity` means no bound.
  */
 export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: string): TimeoutPolicy {
-  if (value !== undefined && typeof value !== 'number' && (typeof value !== 'object' || value === null)) {
+  if (value !== undefined && typeof value !== 'number' && !isRecord(value)) {
     throw configError(stitchName, 'timeout', 'must be a number of milliseconds or { each, total }');
   }
   const options = typeof value === 'number' ? { total: value } : (value ?? {});

@@ -68,10 +68,34 @@ describe('stitch(): config validation at definition time', () => {
     ['circuit.failures 0', 'circuit.failures', withOption({ circuit: { failures: 0 } })],
     ['throttle.concurrency 0', 'throttle.concurrency', withOption({ throttle: { concurrency: 0 } })],
     ['idempotency.keyOf not a function', 'idempotency.keyOf', withOption({ idempotency: { keyOf: 'id' } })],
+    // Values of the wrong shape altogether, which defaults once hid.
+    ['cache as a string', 'cache', withOption({ cache: '30000' })],
+    ['cache true', 'cache', withOption({ cache: true })],
+    ['retry as a string', 'retry', withOption({ retry: '5' })],
+    ['retry as a list', 'retry', withOption({ retry: [3] })],
+    ['retry.backoff as a string', 'retry.backoff', withOption({ retry: { backoff: 'x' } })],
+    ['retry.backoff false', 'retry.backoff', withOption({ retry: { backoff: false } })],
+    ['retry.retryAfter as a number', 'retry.retryAfter', withOption({ retry: { retryAfter: 5 } })],
+    ['retry.retryAfter true', 'retry.retryAfter', withOption({ retry: { retryAfter: true } })],
+    ['retry.budget as a string', 'retry.budget', withOption({ retry: { budget: 'x' } })],
+    ['retry.budget true', 'retry.budget', withOption({ retry: { budget: true } })],
+    ['timeout as a list', 'timeout', withOption({ timeout: [] })],
+    ['hooks as a number', 'hooks', withOption({ hooks: 5 })],
+    ['hooks as a string', 'hooks', withOption({ hooks: 'abc' })],
+    [
+      'a shared concurrency without a finite limit',
+      'throttle.shared.concurrency',
+      withOption({ throttle: { concurrency: Infinity, shared: { concurrency: true } } }),
+    ],
   ])('refuses %s, naming `%s`', (_label, field, config) => {
     const error = configFailure(config);
     expect(error.field).toBe(field);
     expect(error.message).toContain(`\`${field}\``);
+  });
+
+  it('takes throttle.concurrency Infinity, its documented default (no limit)', () => {
+    const open = stitch(withOption({ throttle: { concurrency: Infinity, rate: '5/s' } }) as StitchConfig);
+    expect(open.definition.throttle).toMatchObject({ concurrency: Infinity, rate: { count: 5, per: 1_000 } });
   });
 
   it('names the stitch in the error once it has a name', () => {
