@@ -92,6 +92,32 @@ export interface DehydratedState {
   readonly entries: ReadonlyArray<readonly [key: string, data: unknown, updatedAt: number]>;
 }
 
+/**
+ * `state`'s entries, once the whole of it is known good (it comes from outside the process: a
+ * page's HTML): anything else is a `config` error naming the field, with nothing taken in.
+ */
+function checkDehydrated(state: unknown): DehydratedState['entries'] {
+  const fail = (field: string, problem: string) => {
+    throw configError(undefined, field, `${problem} (hydrate takes what dehydrate gave)`);
+  };
+  if (!isRecord(state)) fail('state', 'must be { version: 1, entries }');
+  const { version, entries } = state as Record<string, unknown>;
+  if (version !== 1) fail('state.version', 'must be 1');
+  if (!Array.isArray(entries)) fail('state.entries', 'must be a list of [key, data, updatedAt]');
+  (entries as unknown[]).forEach((entry, index) => {
+    const valid =
+      Array.isArray(entry) &&
+      entry.length === 3 &&
+      typeof entry[0] === 'string' &&
+      entry[1] !== undefined &&
+      typeof entry[2] === 'number' &&
+      Number.isFinite(entry[2]);
+    if (!valid)
+      fail(`state.entries[${index}]`, 'must be [key, data, updatedAt] (data defined, updatedAt a time)');
+  });
+  return entries as DehydratedState['entries'];
+}
+
 const EMPTY: CacheSnapshot = Object.freeze({
   data: undefined,
   updatedAt: undefined,
@@ -270,11 +296,14 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       return { version: 1, entries: out };
     },
     hydrate(state: DehydratedState) {
-      for (const [key, data, updatedAt] of state.entries) {
+      const now = clock.now();
+      for (const [key, data, stamped] of checkDehydrated(state)) {
         const current = entries.get(key)?.snapshot.updatedAt;
-        // Never let a server's older copy replace fresher data the client already has.
-        if (current === undefined || current < updatedAt) {
-          change(key, { data, updatedAt, error: undefined, stale: false });
+        // Never let a server's older copy replace fresher data the client already has. A copy
+        // stamped ahead of this clock (a server's clock ahead of it) is kept as stamped now, so
+        // it ages from now, however far ahead it claims to be.
+        if (current === undefined || current < stamped) {
+          change(key, { data, updatedAt: Math.min(stamped, now), error: undefined, stale: false });
         }
       }
     },

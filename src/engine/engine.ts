@@ -82,7 +82,12 @@ export interface Engine extends StitchEngineLike {
   ): TData | undefined;
   /** The cached data, for a server render to hand to the client. */
   dehydrate(): DehydratedState;
-  /** Takes in what `dehydrate` gave, without replacing newer data. */
+  /**
+   * Takes in what `dehydrate` gave, without replacing newer data; data stamped ahead of this
+   * engine's clock is taken in as stamped now.
+   * @throws StitchError of kind `'config'` naming the field (`state.entries[2]`, say) for a state
+   * of any other shape, and then takes in nothing.
+   */
   hydrate(state: DehydratedState): void;
   /**
    * Pushes to `listener` every traced event of the runs started while it listens, and each

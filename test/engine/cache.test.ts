@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCache, normalizeCache } from '../../src/engine/cache';
+import { createCache, type DehydratedState, normalizeCache } from '../../src/engine/cache';
 import { StitchError } from '../../src/engine/errors';
 import { createManualClock } from '../helpers/clock';
 
@@ -39,8 +39,9 @@ describe('createCache', () => {
     expect(calls).toBe(2);
   });
 
-  it("keeps the URL a key's data answered, until other data replaces it (written, hydrated, dropped)", () => {
-    const cache = createCache(createManualClock(), 10);
+  it("keeps the URL a key's data answered, until other data replaces it (written, hydrated, dropped)", async () => {
+    const clock = createManualClock();
+    const cache = createCache(clock, 10);
     cache.store('k', 1, true, 'https://api.test/k?a=1');
     expect(cache.source('k')).toBe('https://api.test/k?a=1');
     cache.fetching('k', true);
@@ -49,7 +50,8 @@ describe('createCache', () => {
     cache.store('k', 2, true);
     expect(cache.source('k')).toBeUndefined();
     cache.store('k', 3, true, 'https://api.test/k?a=3');
-    cache.hydrate({ version: 1, entries: [['k', 4, Number.MAX_SAFE_INTEGER]] });
+    await clock.advance(1);
+    cache.hydrate({ version: 1, entries: [['k', 4, clock.now()]] });
     expect(cache.source('k')).toBeUndefined();
     cache.store('k', 5, true, 'https://api.test/k?a=5');
     cache.drop((key) => key === 'k');
@@ -151,6 +153,48 @@ describe('normalizeCache', () => {
       expect.objectContaining({ field: 'cache.ttl' }),
     );
     expect(() => normalizeCache(Number.NaN, true, 's')).toThrow(expect.objectContaining({ field: 'cache' }));
+  });
+});
+
+describe('hydrate', () => {
+  it.each<[string, unknown, string]>([
+    ['null', null, 'state'],
+    ['a list', [], 'state'],
+    ['another version', { version: 2, entries: [] }, 'state.version'],
+    ['no entries', { version: 1 }, 'state.entries'],
+    ['entries null', { version: 1, entries: null }, 'state.entries'],
+    ['an entry null', { version: 1, entries: [['a', 1, 1], null] }, 'state.entries[1]'],
+    ['a key that is not a string', { version: 1, entries: [[1, 1, 1]] }, 'state.entries[0]'],
+    ['data undefined', { version: 1, entries: [['a', undefined, 1]] }, 'state.entries[0]'],
+    ['a time that is not one', { version: 1, entries: [['a', 1, '1']] }, 'state.entries[0]'],
+    ['a time NaN', { version: 1, entries: [['a', 1, Number.NaN]] }, 'state.entries[0]'],
+  ])('refuses %s, naming `%s`', (_, state, field) => {
+    const cache = createCache(createManualClock(), 10);
+    expect(() => cache.hydrate(state as DehydratedState)).toThrow(
+      expect.objectContaining({ kind: 'config', field }),
+    );
+  });
+
+  it('takes in nothing from a state refused: not even the entries before the bad one', () => {
+    const cache = createCache(createManualClock(), 10);
+    cache.store('kept', 'before');
+    const state = { version: 1, entries: [['kept', 'after', 1e15], ['new', 'taken', 1], null] };
+    expect(() => cache.hydrate(state as unknown as DehydratedState)).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'state.entries[2]' }),
+    );
+    expect(cache.snapshot('kept').data).toBe('before');
+    expect(cache.snapshot('new').data).toBeUndefined();
+  });
+
+  it('takes data stamped ahead of its clock as stamped now: it ages from now', async () => {
+    const clock = createManualClock(1_000);
+    const cache = createCache(clock, 10);
+    cache.hydrate({ version: 1, entries: [['k', 'from a clock far ahead', 1e15]] });
+    expect(cache.snapshot('k')).toMatchObject({ data: 'from a clock far ahead', updatedAt: 1_000 });
+    const ttl = { ttl: 500, staleWhileRevalidate: 0, scope: undefined };
+    expect(cache.freshness('k', ttl)).toBe('fresh');
+    await clock.advance(500);
+    expect(cache.freshness('k', ttl)).toBe('none');
   });
 });
 
