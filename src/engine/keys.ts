@@ -30,6 +30,9 @@ function canonical(value: unknown, field?: (name: string, value: unknown) => unk
   // A finite number is its own JSON (the common scalar: ids, pages, limits).
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  // What JSON would write of it (a Date: its time), not its own fields (a Date has none).
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return canonical((value as { toJSON(): unknown }).toJSON());
   let out: string;
   if (Array.isArray(value)) {
     out = '["a"';

@@ -22,6 +22,13 @@ describe('keyOf', () => {
     expect(keys.keyOf('s', '', { body: { a: 1 } })).not.toBe(keys.keyOf('s', '', { body: [['a', 1]] }));
   });
 
+  it('tells two Dates apart, by what JSON writes of them (they have no fields of their own)', () => {
+    // A call refuses a Date in its query; a key (engine.keyOf, setData) still tells them apart.
+    const on = (iso: string) => keys.keyOf('s', '', { query: { from: new Date(iso) as never } });
+    expect(on('2020-01-01T00:00:00Z')).not.toBe(on('2024-06-30T00:00:00Z'));
+    expect(on('2020-01-01T00:00:00Z')).toBe(on('2020-01-01T00:00:00Z'));
+  });
+
   it('treats an undefined field as absent', () => {
     expect(keys.keyOf('s', '', { query: { q: 'x', page: undefined } })).toBe(
       keys.keyOf('s', '', { query: { q: 'x' } }),
