@@ -35,21 +35,34 @@ export interface Follower {
   abort(reason: unknown): void;
   /** Stops following the sources: call it when the call ends. Idempotent. */
   dispose(): void;
+  /**
+   * Follows `sources` instead, from now on (aborting at once if one has): the call keeps its
+   * signal when the component hands it new ones. Nothing once this signal has aborted.
+   */
+  follow(...sources: Array<AbortSignal | undefined>): void;
 }
 
 /** A signal that aborts with the reason of the first of `sources` to abort (at once if one has). */
 export function follow(...sources: Array<AbortSignal | undefined>): Follower {
   const controller = new AbortController();
+  let followed: Array<AbortSignal | undefined> = [];
   const dispose = () => {
-    for (const source of sources) if (source) off(source, abort);
+    for (const source of followed) if (source) off(source, abort);
+    followed = [];
   };
   const abort = (reason: unknown) => {
     dispose();
     controller.abort(reason);
   };
-  for (const source of sources) {
-    if (source?.aborted) abort(source.reason);
-    else if (source && !controller.signal.aborted) onAbort(source, abort);
-  }
-  return { signal: controller.signal, abort, dispose };
+  const to = (next: Array<AbortSignal | undefined>) => {
+    if (controller.signal.aborted) return;
+    dispose();
+    followed = next;
+    for (const source of next) {
+      if (source?.aborted) abort(source.reason);
+      else if (source && !controller.signal.aborted) onAbort(source, abort);
+    }
+  };
+  to(sources);
+  return { signal: controller.signal, abort, dispose, follow: (...next) => to(next) };
 }

@@ -9,7 +9,7 @@ import {
   joinEntry,
   type PagePolicy,
 } from './infinite';
-import { abortError, sameTarget, superseded, unmounted } from './observer';
+import { abortError, newSignalOnly, sameTarget, superseded, unmounted } from './observer';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -88,6 +88,11 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   };
   const holder: EntryHolder = { notify, live: () => !target?.signal?.aborted };
 
+  /** Shows an abort of `signal` as this hook's error, cancelling its page fetch in flight. */
+  const listen = (signal: AbortSignal | undefined) =>
+    signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
+  let offSignal = () => {};
+
   const leave = (reason: unknown) => {
     detach();
     detach = () => {};
@@ -129,12 +134,19 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       target = goal;
       if (entry) entry.policy = goal.policy;
       if (sameTarget(previous, goal) && (entry || own)) return;
+      // The pages' fetches run on the entry's own signals: a new external signal only changes
+      // what this hook listens to.
+      if (entry && newSignalOnly(previous, goal)) {
+        offSignal();
+        offSignal = listen(goal.signal);
+        return;
+      }
       leave(superseded());
       const { key, signal, scope } = goal;
       if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
       else if (key !== undefined && !scope?.aborted) {
         entry = joinEntry(engine, key, goal, holder);
-        const offSignal = signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
+        offSignal = listen(signal);
         // A scope's abort (a route change) lets go without showing, like a re-key; nothing is in
         // flight for this hook until the scope's next signal joins it again.
         const offScope = scope

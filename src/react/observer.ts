@@ -36,7 +36,10 @@ export type QueryResult<TData> = QueryControls &
     /** `data` is a placeholder while this key loads, with `placeholderData` (`isPlaceholder`). */
     | { status: 'pending'; data: TData | undefined; error: null }
     | { status: 'success'; data: TData; error: null }
-    /** `data` is what the key held before this hook's own request failed, if anything. */
+    /**
+     * `data` is what the key held when this hook's own request failed, if anything. Newer data
+     * (another reader's request) ends a failure, not a cancel the hook asked for.
+     */
     | { status: 'error'; data: TData | undefined; error: StitchError }
   );
 
@@ -70,8 +73,10 @@ export interface ResultView<TData> {
 type Phase =
   | { type: 'idle' }
   | { type: 'waiting'; key: string; link: Follower; cancelled: boolean }
-  | { type: 'fetching'; key: string; run: StitchRun<unknown>; cancelled: boolean }
-  | { type: 'settled'; key: string; error: StitchError | null };
+  /** `link`: the hook's own signal for the run, when it was given a signal (or waited out a debounce). */
+  | { type: 'fetching'; key: string; run: StitchRun<unknown>; link: Follower | undefined; cancelled: boolean }
+  /** `dataAt`: when the key's data was stored, as of the settling (its error is for that data). */
+  | { type: 'settled'; key: string; error: StitchError | null; dataAt: number | undefined };
 
 /** Ends a wait or lets go of a run with `reason`. */
 const stop = (phase: Extract<Phase, { type: 'waiting' | 'fetching' }>, reason: unknown) => {
@@ -87,13 +92,24 @@ interface TargetIdentity {
   readonly scope: AbortSignal | undefined;
 }
 
-/** Whether a commit changes nothing a hook's reference depends on. */
-export const sameTarget = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
+/** Whether a commit reads what `previous` read: the same stitch, key and scope, whatever its signal. */
+export const sameRead = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
   previous !== undefined &&
   previous.key === next.key &&
   previous.stitch === next.stitch &&
-  previous.signal === next.signal &&
   previous.scope === next.scope;
+
+/** Whether a commit changes nothing a hook's reference depends on. */
+export const sameTarget = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
+  sameRead(previous, next) && previous?.signal === next.signal;
+
+/**
+ * Whether a commit only hands a new signal, neither aborted, to a read whose signal never aborted
+ * it: the new one is for the next request, and nothing is sent now. A signal made per render
+ * (`AbortSignal.timeout(…)` written inline) would otherwise send again after every answer.
+ */
+export const newSignalOnly = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
+  sameRead(previous, next) && !previous?.signal?.aborted && !next.signal?.aborted;
 
 /** The reason a hook lets go of its request with when it moves to another input. */
 export const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
@@ -112,6 +128,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   let watched: { key: string; stop: () => void } | undefined;
   let placeholder: { key: string; data: TData } | undefined;
   let last: QueryResult<TData> | undefined;
+  let made: { key: string | undefined; value: unknown } | undefined;
   const placeholderOf = createPlaceholder<TData>();
 
   /** Whether `snapshot` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
@@ -170,14 +187,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   const settle = (key: string, error: StitchError | null) => {
-    phase = { type: 'settled', key, error };
+    phase = { type: 'settled', key, error, dataAt: engine.getSnapshot(key).updatedAt };
     remember();
     notify();
   };
 
   /**
-   * Sends the call. Its signal is the caller's own or the scope's, the two followed together only
-   * when both are given (or a debounce wait made `link`): a signal is dear, and the hook's own
+   * Sends the call. Its signal is `link`, the hook's own follower of the caller's signal (and the
+   * scope's), made when a signal is given (a new one then takes over without a new request) or
+   * for a debounce wait; else the scope's own, as is: a signal is dear, and the hook's own
    * re-keys, unmounts and cancels let go of the run with `run.cancel`.
    */
   const load = (
@@ -186,14 +204,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     link: Follower | undefined,
     revalidate: boolean,
   ) => {
-    const signal = link?.signal ?? goal.signal ?? goal.scope;
+    const signal = link?.signal ?? goal.scope;
     const run = goal.stitch(...([goal.input, { engine, signal, revalidate }] as CallArgs<TInput>));
-    const current: Phase = { type: 'fetching', key, run, cancelled: false };
+    const current: Phase = { type: 'fetching', key, run, link, cancelled: false };
     phase = current;
     run.safe().then((result) => {
       link?.dispose();
       if (phase !== current) return;
-      const shown = result.ok || !isAbortError(result.error) || current.cancelled || goal.signal?.aborted;
+      // The signal as of now: the component may have handed the run a new one since.
+      const shown = result.ok || !isAbortError(result.error) || current.cancelled || target?.signal?.aborted;
       settle(key, shown ? result.error : null);
     });
     notify();
@@ -211,7 +230,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       return;
     }
     if (goal.debounce <= 0 || revalidate) {
-      load(goal, key, goal.signal && goal.scope ? follow(goal.signal, goal.scope) : undefined, revalidate);
+      load(goal, key, goal.signal ? follow(goal.signal, goal.scope) : undefined, revalidate);
       return;
     }
     // A re-key inside the window releases this wait: the request is never sent.
@@ -225,7 +244,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       (reason: unknown) => {
         link.dispose();
         if (phase !== current) return;
-        const shown = current.cancelled || goal.signal?.aborted;
+        const shown = current.cancelled || target?.signal?.aborted;
         settle(key, shown ? abortError(goal.stitch, reason) : null);
       },
     );
@@ -266,12 +285,30 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       watch(goal.key);
       remember();
       if (sameTarget(previous, goal) && phase.type !== 'idle') return;
+      // A new signal changes nothing settled, and a request in flight (or a debounce) follows it
+      // from now on; one started without a signal of its own is sent again on it.
+      if (newSignalOnly(previous, goal)) {
+        if (phase.type === 'settled') return;
+        if ((phase.type === 'fetching' || phase.type === 'waiting') && phase.link) {
+          phase.link.follow(goal.signal, goal.scope);
+          return;
+        }
+      }
       release(superseded);
       start(goal, false);
     },
 
     mount() {
       mounted = true;
+    },
+
+    /**
+     * `make()` once for `key` (its `initialData`, say), however often React runs the memo that
+     * asks (StrictMode runs each twice); again only for another key.
+     */
+    once<T>(key: string | undefined, make: () => T): T {
+      if (made === undefined || made.key !== key) made = { key, value: make() };
+      return made.value as T;
     },
 
     /**
@@ -310,7 +347,12 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (initial && snapshot?.data === undefined)
         snapshot = { ...snapshot, ...initial } as CacheSnapshot<TData>;
       const own = phase.type !== 'idle' && phase.key === key ? phase : undefined;
-      const error = own?.type === 'settled' ? own.error : null;
+      // A failure of this hook's own stands until the key has newer data (another reader's); a
+      // cancel it asked for (its signal, `cancel`) stands for good: that is what it asked to see.
+      const error =
+        own?.type === 'settled' && (own.error?.kind === 'aborted' || own.dataAt === snapshot?.updatedAt)
+          ? own.error
+          : null;
       let data = snapshot?.data;
       // An idle hook shows nothing: a placeholder is for a key that is loading.
       if (key !== undefined && data === undefined && view.placeholderData !== undefined) {

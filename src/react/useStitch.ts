@@ -12,7 +12,12 @@ import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers'
 
 /** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
 export interface UseStitchOptions<TData = unknown, TSelected = TData> extends RefetchTriggers {
-  /** An external signal (a route controller, say): its abort shows as this hook's error, reason intact. */
+  /**
+   * An external signal (a route controller, say): its abort shows as this hook's error, reason
+   * intact. A new one for the same input takes over the request in flight (nothing is sent again,
+   * and the old one no longer counts) and leaves settled data as it is; after the old one
+   * aborted the read, the new one reads again.
+   */
   signal?: AbortSignal | undefined;
   /**
    * Show the previous input's data (with `isPlaceholder`) while the new one loads: a shorthand
@@ -32,7 +37,8 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
    */
   select?: ((data: TData) => TSelected) | undefined;
   /**
-   * Data for a key that has none yet, or a function making it (called once per key). It is stored
+   * Data for a key that has none yet, or a function making it (called once per key; React 18's
+   * StrictMode mounts twice from scratch in development, and calls it twice). It is stored
    * in the cache as if fetched when the hook first rendered the key, so it is shown at once
    * (`status: 'success'`) and, like fetched data, is fresh for `staleTime` (or the stitch's
    * `cache.ttl`): with the default `staleTime: 0` the hook refetches it in the background at once
@@ -82,7 +88,10 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const placeholderData = options.keepPrevious ? keepPreviousData<TData> : options.placeholderData;
   // Read once per key, as the data a first fetch would have brought.
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
-  const initial = useMemo(() => initialFor(engine, key, options.initialData), [engine, key]);
+  const initial = useMemo(
+    () => observer.once(key, () => initialFor(engine, key, options.initialData)),
+    [engine, observer, key],
+  );
 
   const ttl = stitch.definition.cache?.ttl ?? 0;
   // The same `read` while nothing it reads changed: a new one costs React an effect and a

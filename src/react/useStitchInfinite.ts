@@ -9,7 +9,10 @@ import { readInput, type skipToken } from './readInput';
 /** Options of {@link useStitchInfinite}: how pages follow each other, and how the hook runs. */
 export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
   extends PagePolicy<TData, TInput, TParam> {
-  /** An external signal: its abort cancels the page fetch in flight and shows as this hook's error, reason intact. */
+  /**
+   * An external signal: its abort cancels the page fetch in flight and shows as this hook's error,
+   * reason intact. A new one for the same input takes over: the pages and the page in flight stay.
+   */
   signal?: AbortSignal | undefined;
   /** `false` keeps the hook idle. @default true */
   enabled?: boolean | undefined;

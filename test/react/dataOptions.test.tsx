@@ -118,6 +118,32 @@ describe('initialData', () => {
     expect(result.current).toMatchObject({ status: 'success', data: ada });
     expect(engine.getSnapshot(engine.keyOf(getUser, input) as string).data).toEqual(ada);
   });
+
+  // React 18's StrictMode mounts twice from scratch (no hook state carries over): there the
+  // first key's function runs twice, in development only.
+  it('as a function, is called once per key, under StrictMode too (React 19)', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const calls: number[] = [];
+    const { rerender } = renderHook(
+      ({ id }: { id: number }) =>
+        useStitch(
+          getUser,
+          { params: { id } },
+          {
+            initialData: () => {
+              calls.push(id);
+              return { id, name: `user ${id}` };
+            },
+            staleTime: 60_000,
+          },
+        ),
+      { wrapper, initialProps: { id: 1 }, reactStrictMode: true },
+    );
+    rerender({ id: 1 });
+    rerender({ id: 2 });
+    expect(calls).toEqual(process.env.STITCH_REACT === '18' ? [1, 1, 2] : [1, 2]);
+  });
 });
 
 describe('placeholderData', () => {

@@ -445,3 +445,99 @@ describe('idle inputs and refetch', () => {
     expect(vendor.requests()).toBe(2);
   });
 });
+
+describe('a new signal for the same read', () => {
+  it('changes nothing settled: one made per render (AbortSignal.timeout inline) sends once', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { result, rerender } = renderHook(
+      () => useStitch(getUser, { params: { id: 7 } }, { signal: AbortSignal.timeout(60_000) }),
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    expect(result.current).toMatchObject({ status: 'success', data: ada, isFetching: false });
+    rerender();
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'success', data: ada, isFetching: false });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  /** A reader on `first` whose request is in flight when it is handed `second`. */
+  async function handedOver() {
+    const harness = await setup();
+    const getUser = userStitch(harness.vendor);
+    const shown = recorder<QueryResult<User>>();
+    const [first, second] = [new AbortController(), new AbortController()];
+    const view = render(<Reader getUser={getUser} shown={shown} options={{ signal: first.signal }} />, {
+      wrapper: harness.wrapper,
+    });
+    await harness.vendor.arrival(1);
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: second.signal }} />);
+    return { ...harness, shown, first, second };
+  }
+
+  it('takes over the request in flight: no new request, and the old signal no longer counts', async () => {
+    const { vendor, answer, shown, first } = await handedOver();
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    await answer(1, { body: ada });
+    expect(shown.last).toMatchObject({ status: 'success', data: ada, error: null });
+    expect(vendor.ledger.map((entry) => [entry.answered, entry.hungUp])).toEqual([[true, false]]);
+  });
+
+  it('an abort of the signal that took over shows, reason intact, and hangs up', async () => {
+    const { vendor, trace, shown, second } = await handedOver();
+    const reason = new Error('the new route');
+    await actAtOnce(() => second.abort(reason));
+    expect(shown.last).toMatchObject({ status: 'error', error: { kind: 'aborted' } });
+    expect(shown.last.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
+  });
+
+  it('is the signal of the next request: after the old one aborted the read, the new one reads again', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const first = new AbortController();
+    const view = render(<Reader getUser={getUser} shown={shown} options={{ signal: first.signal }} />, {
+      wrapper,
+    });
+    await vendor.arrival(1);
+    const reason = new Error('left the route');
+    await actAtOnce(() => first.abort(reason));
+    expect(shown.last.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    const second = new AbortController();
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: second.signal }} />);
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(shown.last).toMatchObject({ status: 'success', data: ada, error: null });
+  });
+});
+
+describe("another reader's data after a failure of this one", () => {
+  it('ends the failure: newer data shows as a success', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const failed = recorder<QueryResult<User>>();
+    const view = render(<Reader getUser={getUser} shown={failed} />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { status: 500, body: { error: 'boom' } });
+    expect(failed.last).toMatchObject({ status: 'error', error: { kind: 'http', status: 500 } });
+
+    // A reader mounted later reads the key again; its answer is newer than the failure.
+    const later = recorder<QueryResult<User>>();
+    view.rerender(
+      <>
+        <Reader getUser={getUser} shown={failed} />
+        <Reader getUser={getUser} shown={later} />
+      </>,
+    );
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(later.last).toMatchObject({ status: 'success', data: ada });
+    expect(failed.last).toMatchObject({ status: 'success', data: ada, error: null });
+  });
+});

@@ -402,6 +402,52 @@ describe('cancellation the caller asked for', () => {
   });
 });
 
+describe('a new signal for the same list', () => {
+  it('keeps the pages and the page in flight; an abort of the new one shows, of the old one not', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const [first, second] = [new AbortController(), new AbortController()];
+    const list = listStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ signal }: { signal: AbortSignal }) =>
+        useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, signal }),
+      { wrapper, initialProps: { signal: first.signal } },
+    );
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    rerender({ signal: second.signal });
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true, error: null });
+    expect(result.current.data?.pages).toHaveLength(1);
+
+    const reason = new Error('the new route');
+    await actAtOnce(() => second.abort(reason));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(result.current.data?.pages).toHaveLength(1);
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('one made per render (AbortSignal.timeout inline) neither loops nor drops the pages', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result, rerender } = renderHook(
+      () =>
+        useStitchInfinite(
+          list,
+          { query: { list: 'a' } },
+          { ...byCursor, signal: AbortSignal.timeout(60_000) },
+        ),
+      { wrapper },
+    );
+    await answer(1, { body: page(0, 2) });
+    rerender();
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+    expect(result.current.data?.pages).toHaveLength(1);
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
 interface ListProps {
   list: ReturnType<typeof listStitch>;
   testId: string;
