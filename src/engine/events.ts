@@ -180,6 +180,8 @@ export function secretValues(
     if (value === '') return;
     values.add(value);
     values.add(encodeURIComponent(value));
+    // As a query string carries it (a space is '+' there).
+    values.add(new URLSearchParams({ v: value }).toString().slice(2));
     for (const part of value.split(/[\s;,=]+/)) if (part.length >= 8) values.add(part);
   };
   headers.forEach((value, name) => {

@@ -74,8 +74,10 @@ export async function dispatch<TData>(
   // The total deadline may pass between the admission and here: then nothing leaves.
   if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
   const each = total.attempt(definition.timeout.each);
+  // What this attempt sends (a hook may add a credential): what its errors must not quote.
+  let headers = request.headers;
   try {
-    const headers = attemptHeaders(context, attempt);
+    headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
       type: 'request',
       attempt,
@@ -123,7 +125,9 @@ export async function dispatch<TData>(
   } catch (error) {
     if (left(context)) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
-      const invalid = failure(context, 'invalid', error.message, {
+      // A parser's message quotes the body, which may echo a credential back.
+      const message = scrub(error.message, secretValues(headers, request.secrets, parts.secret));
+      const invalid = failure(context, 'invalid', message, {
         cause: error.issues ?? error,
         status: state.status,
       });

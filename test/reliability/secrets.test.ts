@@ -72,6 +72,37 @@ describe('credential query names', () => {
   );
 });
 
+describe('a credential the vendor echoes back', () => {
+  it('sent form-encoded (a space as +) is scrubbed from the error body in that form too', async () => {
+    const { vendor, engine } = await startScenario({
+      respond: (entry) => ({ status: 401, body: `denied: ${entry.url}` }),
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+    const error = await rejection(read({ query: { token: 'sk secret part two' } }, { engine }));
+    expect(vendor.ledger[0]?.url).toContain('token=sk+secret+part+two');
+    expect(error.body).toContain('[redacted]');
+    expect(error.body).not.toContain('sk+secret+part+two');
+  });
+
+  it('as a body that is not JSON: the invalid error, its report and events never quote it', async () => {
+    const traced: StitchEvent[] = [];
+    const { vendor, engine } = await startScenario({
+      engine: { trace: { handle: (event) => traced.push(event) } },
+      // Short enough for the parser's message to quote it whole.
+      respond: (entry) => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: entry.query.get('token') ?? '',
+      }),
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+    const run = read({ query: { token: 'SECRETTOKEN42' } }, { engine });
+    const text = await shown(run, traced);
+    expect((await rejection(run)).kind).toBe('invalid');
+    expect(text).not.toContain('SECRETTOKEN42');
+  });
+});
+
 describe('userinfo', () => {
   it('a redirect to a URL with credentials is refused, and no error names them', async () => {
     const { vendor, engine } = await startScenario();
