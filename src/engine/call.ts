@@ -39,6 +39,12 @@ export function cacheKey<TInput extends StitchInput>(
 }
 
 /**
+ * Runs numbered across every engine of the process: a sink shared by several engines (one per
+ * server request, say) tells their runs apart by id.
+ */
+let runs = 0;
+
+/**
  * Creates the engine's `call`: one caller's way through the pipeline. Outermost first:
  * input → cache lookup → coalescer join (one reference per caller) → the shared execution.
  * The caller's signal stops at its reference: nothing below ever sees it.
@@ -51,7 +57,6 @@ export function createCall(deps: CallDeps) {
   // Per read key: the lifetimes of its executions running (for a write to end even the
   // uncoalesced ones), how many started, and the order of the last one whose result was stored.
   const tracked = new Map<string, { started: number; stored: number; lifetimes: Lifetime[] }>();
-  let runs = 0;
   /** A URL as events show it, secrets redacted. */
   const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
 
@@ -305,20 +310,23 @@ export function createCall(deps: CallDeps) {
           ? parts.use(definition.records).run(context, recorded, () => execute(context))
           : execute(context);
       if (key === undefined) result.then(() => lifetime.dispose());
-      else {
-        track(key, result, lifetime, shown);
-        const read = key;
-        if (inspector.active)
-          inspector.notify(() => ({
-            type: 'read',
-            key: read,
-            stitch: definition.name,
-            refetch: () => void call(definition, input, { revalidate: true }).safe(),
-            at: parts.clock.now(),
-          }));
-      }
+      else track(key, result, lifetime, shown);
       return { state, result, url: shown, lifetime };
     });
+    // Told once the coalescer knows the execution: a reader started from the notification (an
+    // adapter's cache subscriber, an inspector's refetch) then joins it instead of sending again.
+    if (!reference.joined && key !== undefined) {
+      cache.fetching(key, true);
+      const read = key;
+      if (inspector.active)
+        inspector.notify(() => ({
+          type: 'read',
+          key: read,
+          stitch: definition.name,
+          refetch: () => void call(definition, input, { revalidate: true }).safe(),
+          at: parts.clock.now(),
+        }));
+    }
     if (reference.joined) {
       tally.source = 'coalesced';
       emitTo(run, { type: 'coalesce', leader: reference.shared.leader });
@@ -355,7 +363,7 @@ export function createCall(deps: CallDeps) {
 
   /**
    * Mirrors the executions of a read in the cache: `fetching` while any runs (an aborted one and
-   * its successor can overlap), then each one's data (with `url`, the request it answered) or
+   * its successor can overlap; the caller sets it, once the coalescer knows the execution), then each one's data (with `url`, the request it answered) or
    * failure, unless a later-started one has already stored its own. An execution aborted by its
    * last reference leaves the data as it was. Disposes of each one's `lifetime` once it settled.
    */
@@ -364,7 +372,6 @@ export function createCall(deps: CallDeps) {
     tracked.set(key, entry);
     entry.lifetimes.push(lifetime);
     const order = ++entry.started;
-    cache.fetching(key, true);
     result.then((outcome) => {
       lifetime.dispose();
       const { lifetimes } = entry;

@@ -189,3 +189,23 @@ describe('an abort from a listener of the call’s own first events', () => {
     expect(vendor.requests()).toBe(2);
   });
 });
+
+describe("a read started from the cache's own notification", () => {
+  it('joins the request whose start the notification tells of: one request', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const todos = stitch<unknown, StitchInput>({ name: uniqueKey('todos'), url: vendor.url('/todos') });
+    const key = engine.keyOf(todos, undefined) as string;
+    const reads: Array<ReturnType<typeof todos>> = [];
+    // An adapter's reader: it reads the key when the cache says a request for it started.
+    engine.subscribe(key, () => {
+      if (engine.getSnapshot(key).fetching && reads.length === 0) reads.push(todos(undefined, { engine }));
+    });
+    const first = todos(undefined, { engine });
+    await vendor.arrival(1);
+    vendor.release(1, { status: 200, body: ['a'] });
+    await expect(first).resolves.toEqual(['a']);
+    await expect(reads[0]).resolves.toEqual(['a']);
+    expect((await (reads[0] as ReturnType<typeof todos>).report()).source).toBe('coalesced');
+    expect(vendor.requests()).toBe(1);
+  });
+});

@@ -6,7 +6,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { stitch } from '../../src/index';
+import { createEngine, stitch } from '../../src/index';
 import { createOtelSink } from '../../src/otel/index';
 import { uniqueKey } from '../helpers/keys';
 import { installOtel } from '../helpers/otel';
@@ -193,4 +193,24 @@ it('refuses a tracer that is not one, naming the field', () => {
   expect(() => createOtelSink({ tracer: {} as never })).toThrowError(
     expect.objectContaining({ kind: 'config', field: 'tracer' }),
   );
+});
+
+describe('one sink for several engines', () => {
+  it('keeps their runs apart: each run span ends, with its own attempt under it', async () => {
+    const sink = createOtelSink({ tracer: otel.tracer });
+    const { vendor } = await startScenario({ respond: () => ({ status: 200, body: {} }) });
+    // One engine per server request, say, all tracing to the app's one sink.
+    const engines = [0, 1].map(() => createEngine({ trace: sink, headers: sink.headers }));
+    const names = [uniqueKey('one'), uniqueKey('two')];
+    await Promise.all(
+      names.map((name, i) => stitch({ name, url: vendor.url(`/${i}`) })(undefined, { engine: engines[i] })),
+    );
+    // A run span ends with its run's last event: before its promise settles.
+    expect(spans().filter((span) => span.kind === SpanKind.INTERNAL)).toHaveLength(2);
+    for (const [i, name] of names.entries()) {
+      const attempts = childrenOf(runSpan(name));
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]?.attributes['url.full']).toBe(vendor.url(`/${i}`));
+    }
+  });
 });
