@@ -11,8 +11,8 @@ function same(a: unknown, b: unknown): boolean {
 
 /**
  * What `select` picks from the engine's devtools model: the one `<StitchDevtools />` shows, pushed
- * by `engine.inspect` (never polled), watched from the commit that mounts it on (the requests of
- * components mounted with it included). A page can draw its own view
+ * by `engine.inspect` (never polled), watched from the commit that mounts it on (the requests
+ * components mounted with it send from their effects included). A page can draw its own view
  * of the panel's data, e.g. the lanes of one stitch:
  *
  * ```tsx

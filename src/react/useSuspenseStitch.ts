@@ -32,7 +32,9 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const scope = useContext(ScopeContext);
   const key = engine.keyOf(stitch, input) ?? stitch.definition.name;
   const subscribe = (listener: () => void) => engine.subscribe(key, listener);
-  const snapshot = useSyncExternalStore(subscribe, () => engine.getSnapshot<TData>(key));
+  const read = () => engine.getSnapshot<TData>(key);
+  // The same on a server: what it has prefetched (or hydrated) is rendered there too.
+  const snapshot = useSyncExternalStore(subscribe, read, read);
   // The lease this component waits on, kept only once it has committed (before that, React keeps
   // no identity for it between renders, and the lease's pings find out whether it is still wanted).
   const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);

@@ -7,7 +7,12 @@ import type { ReactElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEngine, type DehydratedState, defaultEngine, type Engine } from '../../src/index';
-import { type QueryResult, StitchProvider, type UseStitchOptions } from '../../src/react/index';
+import {
+  type QueryResult,
+  StitchProvider,
+  type UseStitchOptions,
+  useSuspenseStitch,
+} from '../../src/react/index';
 import { createManualClock, type ManualClock } from '../helpers/clock';
 import { answered, flushMicrotasks, recorder, setup } from './harness';
 import { ada, Reader, type User, type UserInput, type UserStitch, userStitch } from './users';
@@ -40,6 +45,11 @@ async function serverRender(getUser: UserStitch, page: ReactElement, client: Man
   return { html, state };
 }
 
+/** User 7's name, read through Suspense. */
+function SuspenseName({ getUser }: { getUser: UserStitch }) {
+  return <p>{useSuspenseStitch(getUser, input).data.name}</p>;
+}
+
 describe('server render', () => {
   it('renderToString sends no request, with a provider or without one', async () => {
     const { vendor, engine, trace } = await setup();
@@ -59,6 +69,20 @@ describe('server render', () => {
     expect(engine.getSnapshot(key).fetching).toBe(false);
     expect(defaultEngine().getSnapshot(key).fetching).toBe(false);
     expect(vendor.requests()).toBe(0);
+  });
+
+  it('useSuspenseStitch renders data the server prefetched, sending nothing more', async () => {
+    const { vendor } = await setup({ respond: () => ({ status: 200, body: ada }) });
+    const getUser = userStitch(vendor);
+    const server = createEngine({ clock: createManualClock() });
+    await getUser(input, { engine: server });
+    const html = renderToString(
+      <StitchProvider engine={server}>
+        <SuspenseName getUser={getUser} />
+      </StitchProvider>,
+    );
+    expect(html).toContain('Ada');
+    expect(vendor.requests()).toBe(1);
   });
 });
 
