@@ -363,9 +363,10 @@ export function createCall(deps: CallDeps) {
 
   /**
    * Mirrors the executions of a read in the cache: `fetching` while any runs (an aborted one and
-   * its successor can overlap; the caller sets it, once the coalescer knows the execution), then each one's data (with `url`, the request it answered) or
-   * failure, unless a later-started one has already stored its own. An execution aborted by its
-   * last reference leaves the data as it was. Disposes of each one's `lifetime` once it settled.
+   * its successor can overlap; the caller sets it, once the coalescer knows the execution), then
+   * each one's data (with `url`, the request it answered) or failure, unless a later-started one
+   * has already stored its own. An execution aborted by its last reference leaves the data as it
+   * was. Disposes of each one's `lifetime` once it settled.
    */
   function track(key: string, result: Promise<ExecutionResult<unknown>>, lifetime: Lifetime, url: string) {
     const entry = tracked.get(key) ?? { started: 0, stored: 0, lifetimes: [] };

@@ -96,7 +96,7 @@ export interface TriggerTarget {
  *
  *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
  *                  (never armed while a request for the key is in flight, nor while hidden;
- *                   armed when another reader's request starts: that request is joined)
+ *                   a request another reader starts while it is armed is joined as its poll)
  */
 export function watchTriggers(
   engine: Engine,
