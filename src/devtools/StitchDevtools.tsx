@@ -22,10 +22,11 @@ export interface StitchDevtoolsProps {
  * cache with invalidate and refetch, breakers with their next probe, and throttle queues. It
  * watches the engine from the commit that mounts it (pushed by `engine.inspect`, never polled),
  * so the requests made since, those the components mounted with it send from their effects
- * included, are there when the panel opens (a `useSuspenseStitch` read starts while React renders,
- * before any effect: it shows when the panel mounted in an earlier commit). Import it only where you want it: nothing of it
- * reaches a bundle that does not import `stitch-fetch/devtools`. Its model is the engine's shared
- * one (`useDevtoolsModel`), so a page's `useStitchInspector` shows the same lanes.
+ * included, are there when the panel opens (a `useSuspenseStitch` read starts while React
+ * renders, before any effect: it shows when the panel mounted in an earlier commit). Import it
+ * only where you want it: nothing of it reaches a bundle that does not import
+ * `stitch-fetch/devtools`. Its model is the engine's shared one (`useDevtoolsModel`), so a page's
+ * `useStitchInspector` shows the same lanes.
  */
 export function StitchDevtools({ engine, initialOpen = false, maxLanes }: StitchDevtoolsProps) {
   const model = useDevtoolsModel({ engine, maxLanes });
