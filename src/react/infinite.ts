@@ -1,6 +1,7 @@
 import {
   type CallArgs,
   type Engine,
+  isAbortError,
   type SafeResult,
   type Stitch,
   StitchError,
@@ -167,8 +168,18 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     return { ...input, query: { ...input?.query, [pageInput]: param } } as TInput;
   };
 
-  const send = (param: TParam, signal: AbortSignal, revalidate: boolean): Promise<SafeResult<TData>> =>
-    stitch(...([inputFor(param), { engine, signal, revalidate }] as CallArgs<TInput>)).safe();
+  /**
+   * One page for `current`. A page whose read a write overwrote (`engine.setData` aborts the key's
+   * read in flight, not this list's own signal) is the data written, as for any other reader.
+   */
+  const send = async (param: TParam, current: PageFetch, revalidate: boolean): Promise<SafeResult<TData>> => {
+    const { signal } = current.controller;
+    const input = inputFor(param);
+    const result = await stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>)).safe();
+    if (result.ok || signal.aborted || !isAbortError(result.error)) return result;
+    const written = engine.getData(stitch, input);
+    return written === undefined ? result : { ok: true, data: written, error: null };
+  };
 
   /**
    * Ends `current` with its data or failure. A fetch whose last holder let go (or that a refetch
@@ -190,7 +201,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
 
   /** One more page at one end. */
   const extend = async (current: PageFetch, param: TParam, atStart: boolean) => {
-    const result = await send(param, current.controller.signal, false);
+    const result = await send(param, current, false);
     if (!result.ok) return finish(current, result);
     const { pages, pageParams } = snapshot.data ?? { pages: [], pageParams: [] };
     const data = atStart
@@ -211,7 +222,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     const pages: TData[] = [];
     const pageParams: TParam[] = [];
     for (;;) {
-      const result = await send(param, current.controller.signal, revalidate);
+      const result = await send(param, current, revalidate);
       if (!result.ok) return finish(current, result);
       pages.push(result.data);
       pageParams.push(param);

@@ -402,6 +402,32 @@ describe('cancellation the caller asked for', () => {
   });
 });
 
+describe('a write to a page’s key', () => {
+  it('while that page is fetched: the page is the data written, never an error for that abort', async () => {
+    const { vendor, wrapper, engine } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper);
+    await vendor.arrival(1);
+    const written = page(0, null);
+    await actAtOnce(() => engine.setData(list, { query: { list: 'a', cursor: 0 } }, written));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'success', error: null, isFetching: false });
+    expect(result.current.data?.pages).toEqual([written]);
+
+    // The same during a refetch: the refreshed first page is the one written.
+    act(() => result.current.refetch());
+    await vendor.arrival(2);
+    const rewritten = { ...page(0, null), items: ['written'] };
+    await actAtOnce(() => engine.setData(list, { query: { list: 'a', cursor: 0 } }, rewritten));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'success', error: null });
+    expect(result.current.data?.pages).toEqual([rewritten]);
+    expect(vendor.requests()).toBe(2);
+  });
+});
+
 describe('a new signal for the same list', () => {
   it('keeps the pages and the page in flight; an abort of the new one shows, of the old one not', async () => {
     const { vendor, wrapper, answer } = await setupList();
