@@ -20,7 +20,11 @@ export interface BackoffOptions {
   jitter?: 'full' | 'none' | undefined;
 }
 
-/** A per-key budget: in any `window`, retries ≤ `floor` + `ratio` × calls. */
+/**
+ * A per-key budget: retries ≤ `floor` + `ratio` × calls over the last `window`, counted in tenths
+ * of it (memory per key is fixed): a call or retry leaves the count with its tenth, so the window
+ * slides a tenth at a time, and one may leave it up to a tenth of `window` early.
+ */
 export interface RetryBudgetOptions {
   /** Retries allowed per call made in the window, 0–1. @default 0.2 */
   ratio?: number | undefined;
