@@ -309,6 +309,31 @@ describe('user code that throws, and calls that fail on their own', () => {
     expect(result.error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
   });
 
+  it('once its own failures open the breaker, it retries no more: no backoff against an open breaker', async () => {
+    const clock = createManualClock();
+    const engine = createEngine({ fetch: failing(503) as unknown as typeof globalThis.fetch, clock });
+    const onRetry = vi.fn();
+    const read = stitch({
+      name: uniqueKey('self-opened-slow'),
+      url: 'https://api.test/x',
+      retry: { attempts: 5, backoff: { base: 1_000, factor: 1, jitter: 'none' } },
+      circuit: { failures: 2 },
+      hooks: { onRetry },
+    });
+    const run = read(undefined, { engine });
+    for (let retry = 1; retry <= 2; retry++) {
+      await clock.untilPending();
+      await clock.advance(1_000);
+    }
+    // The second failure opened the breaker; the third attempt was refused, and that was the end.
+    const report = await run.report();
+    expect(report).toMatchObject({ outcome: 'error', requests: 2, error: { kind: 'http', status: 503 } });
+    expect(eventTypes(report.events).filter((type) => type === 'retry')).toHaveLength(2);
+    expect(onRetry).toHaveBeenCalledTimes(2);
+    expect(clock.pending()).toBe(0);
+    expect(clock.now() - (report.events[0]?.at ?? 0)).toBe(2_000);
+  });
+
   it('data that arrives after the last caller left is not cached', async () => {
     const memory = createMemoryStore();
     let gets = 0;
