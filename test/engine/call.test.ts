@@ -139,23 +139,23 @@ describe('a cache hit', () => {
 describe('an abort from a listener of the call’s own first events', () => {
   // A trace sink (or an inspector: the devtools) hears a call's first events while the call is
   // still joining, before it listens to its caller's signal: an abort there must still count.
-  const abortingOn = (type: StitchEvent['type'], controller: AbortController, reason: unknown) => ({
-    handle: (event: StitchEvent) => {
+  /** A vendor that holds every request, and an engine whose sink aborts `controller` on `type`. */
+  async function abortedOn(type: StitchEvent['type'], reason: unknown) {
+    const controller = new AbortController();
+    const handle = (event: StitchEvent) => {
       if (event.type === type && !controller.signal.aborted) controller.abort(reason);
-    },
-  });
+    };
+    const scenario = await startScenario({ respond: () => 'hold', engine: { trace: { handle } } });
+    return { ...scenario, signal: controller.signal };
+  }
 
   it('on its coalesce event: the joiner leaves at once with its reason, the leader is served', async () => {
-    const controller = new AbortController();
     const reason = new Error('the joiner leaves');
-    const { vendor, engine } = await startScenario({
-      respond: () => 'hold',
-      engine: { trace: abortingOn('coalesce', controller, reason) },
-    });
+    const { vendor, engine, signal } = await abortedOn('coalesce', reason);
     const read = stitch<unknown, StitchInput>({ name: uniqueKey('read'), url: vendor.url('/read') });
     const leader = read(undefined, { engine });
     await vendor.arrival(1);
-    const joiner = read(undefined, { engine, signal: controller.signal });
+    const joiner = read(undefined, { engine, signal });
     expect(await rejection(joiner)).toMatchObject({ kind: 'aborted', cause: reason });
     vendor.release(1, { status: 200, body: { ok: true } });
     await expect(leader).resolves.toEqual({ ok: true });
@@ -163,12 +163,8 @@ describe('an abort from a listener of the call’s own first events', () => {
   });
 
   it('on its queued event: the waiter leaves the queue at once with its reason and sends nothing', async () => {
-    const controller = new AbortController();
     const reason = new Error('the waiter leaves');
-    const { vendor, engine } = await startScenario({
-      respond: () => 'hold',
-      engine: { trace: abortingOn('queued', controller, reason) },
-    });
+    const { vendor, engine, signal } = await abortedOn('queued', reason);
     const read = stitch<unknown, StitchInput>({
       name: uniqueKey('read'),
       url: vendor.url('/read'),
@@ -176,7 +172,7 @@ describe('an abort from a listener of the call’s own first events', () => {
     });
     const holder = read({ query: { n: 1 } }, { engine });
     await vendor.arrival(1);
-    const waiter = read({ query: { n: 2 } }, { engine, signal: controller.signal });
+    const waiter = read({ query: { n: 2 } }, { engine, signal });
     expect(await rejection(waiter)).toMatchObject({ kind: 'aborted', cause: reason });
     expect((await waiter.report()).requests).toBe(0);
     // The slot goes to the next caller, not to the one that left.
