@@ -76,6 +76,7 @@ export async function dispatch<TData>(
   const each = total.attempt(definition.timeout.each);
   // What this attempt sends (a hook may add a credential): what its errors must not quote.
   let headers = request.headers;
+  const scrubbed = (text: string) => scrub(text, secretValues(headers, request.secrets, parts.secret));
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -108,10 +109,7 @@ export async function dispatch<TData>(
         // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
         {
           status: response.status,
-          body:
-            body === undefined
-              ? undefined
-              : scrub(body, secretValues(headers, request.secrets, parts.secret)),
+          body: body === undefined ? undefined : scrubbed(body),
           retryAfter,
         },
       );
@@ -126,8 +124,7 @@ export async function dispatch<TData>(
     if (left(context)) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
       // A parser's message quotes the body, which may echo a credential back.
-      const message = scrub(error.message, secretValues(headers, request.secrets, parts.secret));
-      const invalid = failure(context, 'invalid', message, {
+      const invalid = failure(context, 'invalid', scrubbed(error.message), {
         cause: error.issues ?? error,
         status: state.status,
       });
