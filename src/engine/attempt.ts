@@ -2,7 +2,7 @@
  * One attempt: a throttle slot, the breaker's admission, then the send (`send.ts`), then the
  * breaker's record. The slot is held for this attempt only.
  */
-import { raceAbort } from './abort';
+import { onAbortShared, raceAbort } from './abort';
 import type { Admission } from './circuit';
 import { type AttemptResult, advance, type ExecutionContext, failure, left, timedOut } from './context';
 import { isStitchError, reasonMessage, type StitchError } from './errors';
@@ -11,6 +11,7 @@ import { dispatch } from './send';
 import type { Release, ThrottlePolicy, Throttles } from './throttle';
 
 const unthrottled: Release = () => {};
+const noop = () => {};
 
 /**
  * A throttle slot, if the stitch has a throttle: at once when this process's throttle has one
@@ -36,7 +37,8 @@ async function waitForSlot<TData>(
 ): Promise<Release | StitchError> {
   const total = context.lifetime;
   const onQueued = (position: number) => context.emit({ type: 'queued', key, position });
-  const options = { signal: total.signal, maxWait: total.remaining(), onQueued };
+  const bound = total.remaining();
+  const options = { signal: total.signal, maxWait: bound, onQueued };
   try {
     if (local || !throttles.shared) return await throttles.local.acquire(key, policy, options);
     return await throttles.shared(throttles.local, key, policy, options, (operation, error) =>
@@ -46,9 +48,10 @@ async function waitForSlot<TData>(
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (left(context)) throw error;
     const retryAfter = isStitchError(error) ? error.retryAfter : undefined;
-    // The wait's own bound is what was left of the deadline: its timer may fire just before the deadline's.
+    // A wait bounded by the deadline rather than by maxWait gave up at the deadline, even when its
+    // timer fired a fraction of a millisecond before the deadline's.
     const message =
-      total.expired || total.remaining() === 0
+      total.expired || bound < policy.maxWait
         ? 'the total deadline passed while waiting for a throttle slot'
         : (error as Error).message;
     return failure(context, 'rate-limited', message, { cause: error, retryable: true, retryAfter });
@@ -77,11 +80,21 @@ export async function runAttempt<TData>(
   if (typeof slot !== 'function') return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
   const release = slot;
   const sentBefore = state.requests;
+  let admission: Admission | undefined;
+  // A caller who leaves hands the slot back and frees a probe lease at once (laws 1 and 3), not
+  // once the aborted fetch has unwound: the next call of a re-key must find them free.
+  const stopLeaving =
+    release === unthrottled && !definition.circuit
+      ? noop
+      : onAbortShared(total.signal, () => {
+          if (!left(context)) return;
+          admission?.record('neutral');
+          release(state.requests === sentBefore);
+        });
   let recording: Promise<void> | undefined;
   let result: AttemptResult<TData>;
   try {
     advance(context, { type: 'wait', phase: 'before-dispatch' });
-    let admission: Admission | undefined;
     if (definition.circuit) {
       const key = definition.circuit.key ?? request.origin;
       const admitting = parts.use(definition.circuit.part).circuit.admit(key, definition.circuit, {
@@ -117,6 +130,7 @@ export async function runAttempt<TData>(
     if (left(context)) return { type: 'aborted' };
     throw error;
   } finally {
+    stopLeaving();
     // An attempt that sent nothing (breaker refused, caller left) hands back its rate token too.
     release(state.requests === sentBefore);
   }

@@ -415,8 +415,13 @@ export function storeCircuit(store: Store | LocalStore, now: () => number): Shar
       const seen = asState(read);
       const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
       const current = seen ?? CLOSED;
-      // A corrupt value is written over by the next change, whatever the step.
-      if (command.type === 'read' || (seen !== undefined && step(current) === current))
+      // A corrupt value is written over by the next change, whatever the step. A half-open state
+      // is re-read by the update, in order after any release of its lease issued before this read
+      // (a probe whose caller left just now): the read alone may predate that release.
+      if (
+        command.type === 'read' ||
+        (seen !== undefined && seen.state !== 'half-open' && step(current) === current)
+      )
         return { from: current, to: current, now: at, ...corrupt };
       // Overwritten on each call of the transition; the store commits the last call's result.
       let from = current;

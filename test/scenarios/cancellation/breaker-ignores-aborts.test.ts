@@ -239,3 +239,55 @@ describe('a caller abort is neutral to the breaker', () => {
     expect(vendor.ledger.map((entry) => entry.query.get('q'))).toEqual(['a1', 'a2', 'a3']);
   });
 });
+
+describe('a caller who leaves hands back at once what it held', () => {
+  // A re-key's next call comes in the same tick as the cancel: it must find the lease free, on the
+  // engine's own store and on an async one (whose read may come before the release is written).
+  it.each([
+    ['the default store', () => undefined],
+    ['an async store', (now: () => number) => createMemoryStore(now)],
+  ])(
+    'a cancelled half-open probe frees its lease for the next call of the same tick (%s)',
+    async (_, makeStore) => {
+      const clock = createManualClock(Date.now());
+      const store = makeStore(clock.now);
+      const { vendor, engine } = await startScenario({ clock, engine: store ? { store } : {} });
+      vendor.script({ status: 503 }, 'hold');
+      const search = stitch({
+        name: uniqueKey('search'),
+        url: vendor.url('/search'),
+        circuit: { failures: 1, cooldown: 1_000 },
+        retry: false,
+      });
+      expect((await rejection(search({ query: { q: 'a' } }, { engine }))).status).toBe(503);
+      await clock.advance(1_000);
+
+      const probe = search({ query: { q: 'ad' } }, { engine });
+      await vendor.arrival(2);
+      const reason = new Error('superseded by the next keystroke');
+      probe.cancel(reason);
+      const next = search({ query: { q: 'ada' } }, { engine });
+
+      expect((await rejection(probe)).cause).toBe(reason);
+      await expect(next).resolves.toEqual({ path: '/search', query: { q: 'ada' } });
+      expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+      expect(vendor.requests()).toBe(3);
+      expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+    },
+  );
+
+  it('a cancelled slot holder frees its slot for the next call of the same tick (maxWait 0)', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script('hold');
+    const search = breakerSearch(vendor, { throttle: { concurrency: 1, maxWait: 0 } });
+
+    const holder = search({ query: { q: 'ad' } }, { engine });
+    await vendor.arrival(1);
+    holder.cancel(new Error('superseded'));
+    const next = search({ query: { q: 'ada' } }, { engine });
+
+    await expect(next).resolves.toEqual({ path: '/search', query: { q: 'ada' } });
+    expect((await rejection(holder)).kind).toBe('aborted');
+    expect(vendor.requests()).toBe(2);
+  });
+});
