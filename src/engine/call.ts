@@ -35,7 +35,7 @@ export function cacheKey<TInput extends StitchInput>(
   input: TInput | undefined,
 ): string | undefined {
   if (definition.kind === 'write') return undefined;
-  return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input);
+  return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input, definition.url);
 }
 
 /**
@@ -277,7 +277,7 @@ export function createCall(deps: CallDeps) {
     // describe in full (it is part of the key).
     const shareKey =
       definition.coalesce && idempotencyKey === undefined && isPlainData(input?.body)
-        ? (key ?? keys.keyOf(definition.name, '', input))
+        ? (key ?? keys.keyOf(definition.name, '', input, definition.url))
         : undefined;
     // Only a key the caller owns can come again, so only its calls are recorded (for this long).
     const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;

@@ -1,4 +1,4 @@
-import type { StitchInput } from './request';
+import { placeholders, type StitchInput } from './request';
 
 /**
  * Canonical keys for the cache and the coalescer: the stitch's name, a tenancy scope, and the
@@ -64,8 +64,18 @@ export function isPlainData(value: unknown): boolean {
 /** Builds the keys of one engine; `secret` lists lower-cased header names to hash. */
 export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
-  const hidden = (field: string, value: unknown) =>
-    secret.has(field.toLowerCase()) ? `#${hash(salt + JSON.stringify(value))}` : value;
+  const digest = (value: unknown) => `#${hash(salt + JSON.stringify(value))}`;
+  const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
+  // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
+  const secretParams = new Map<string, ReadonlySet<string>>();
+  const secretParamsOf = (template: string): ReadonlySet<string> => {
+    let found = secretParams.get(template);
+    if (found === undefined) {
+      found = paramsInQuery(template, secret);
+      secretParams.set(template, found);
+    }
+    return found;
+  };
   // The start of every key of a scope and stitch, written once (a key is built on every call).
   const prefixes = new Map<string, Map<string, string>>();
   const prefixOf = (name: string, scope: string): string => {
@@ -85,7 +95,7 @@ export function createKeys(secret: ReadonlySet<string>) {
   };
   return {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
-    keyOf(name: string, scope: string, input: StitchInput | undefined): string {
+    keyOf(name: string, scope: string, input: StitchInput | undefined, template = ''): string {
       let headers = '[]';
       if (input?.headers) {
         const pairs = Object.entries(input.headers).map(([header, value]) => [
@@ -97,7 +107,13 @@ export function createKeys(secret: ReadonlySet<string>) {
       }
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
       const query = input?.query && canonical(input.query, hidden);
-      const shape = `${canonical(input?.params)},${query ?? 'null'},${canonical(input?.body)}`;
+      // So are params that fill a secret query value of the template.
+      const hiddenParams = input?.params ? secretParamsOf(template) : undefined;
+      const params = canonical(
+        input?.params,
+        hiddenParams?.size ? (field, value) => (hiddenParams.has(field) ? digest(value) : value) : undefined,
+      );
+      const shape = `${params},${query ?? 'null'},${canonical(input?.body)}`;
       return `${prefixOf(name, scope)}${shape},${headers}]`;
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */
@@ -105,6 +121,25 @@ export function createKeys(secret: ReadonlySet<string>) {
       return key.startsWith(`${JSON.stringify([name]).slice(0, -1)},`);
     },
   };
+}
+
+/**
+ * The `{param}` placeholders of `template`'s query that fill the value of a parameter whose name
+ * (lower-cased) is in `secret`.
+ */
+function paramsInQuery(template: string, secret: ReadonlySet<string>): ReadonlySet<string> {
+  const found = new Set<string>();
+  const start = template.indexOf('?');
+  if (start < 0) return found;
+  for (const pair of template
+    .slice(start + 1)
+    .split('#')[0]
+    ?.split('&') ?? []) {
+    const equals = pair.indexOf('=');
+    if (equals < 0 || !secret.has(pair.slice(0, equals).toLowerCase())) continue;
+    for (const name of placeholders(pair.slice(equals + 1))) found.add(name);
+  }
+  return found;
 }
 
 /** A stitch's keys, as the engine builds them. */

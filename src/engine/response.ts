@@ -1,5 +1,4 @@
 import { abortReason, onAbortShared } from './abort';
-import { MAX_ERROR_BODY } from './errors';
 
 /** A Standard Schema validator (zod 4, valibot, arktype, ...): the part Stitch relies on. */
 export interface StandardSchemaV1<TInput = unknown, TOutput = TInput> {
@@ -70,26 +69,30 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
 const whole = /* @__PURE__ */ new TextDecoder();
 
 /**
- * The start of an error response's body, for `StitchError.body`. Reads only what it keeps, then
- * cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable;
+ * The first `limit` characters of an error response's body, for `StitchError.body`. Reads only
+ * what it keeps, then cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable;
  * an abort of `signal` ends it at once with what was read.
  */
-export async function readErrorBody(response: Response, signal?: AbortSignal): Promise<string | undefined> {
+export async function readErrorBody(
+  response: Response,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   const detach = cancelOnAbort(reader, signal);
   try {
-    while (text.length < MAX_ERROR_BODY) {
+    while (text.length < limit) {
       const { done, value } = await readChunk(reader, signal);
       if (done) return text + decoder.decode();
       text += decoder.decode(value, { stream: true });
     }
     await reader.cancel().catch(() => {});
-    return text.slice(0, MAX_ERROR_BODY);
+    return text.slice(0, limit);
   } catch {
-    return text === '' ? undefined : text.slice(0, MAX_ERROR_BODY);
+    return text === '' ? undefined : text.slice(0, limit);
   } finally {
     detach();
   }

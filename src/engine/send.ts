@@ -13,6 +13,7 @@ import {
   timedOut,
 } from './context';
 import type { StitchDefinition } from './definition';
+import { MAX_ERROR_BODY } from './errors';
 import { redactHeaders, safely, scrub, secretValues } from './events';
 import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
@@ -76,7 +77,8 @@ export async function dispatch<TData>(
   const each = total.attempt(definition.timeout.each);
   // What this attempt sends (a hook may add a credential): what its errors must not quote.
   let headers = request.headers;
-  const scrubbed = (text: string) => scrub(text, secretValues(headers, request.secrets, parts.secret));
+  const secrets = () => secretValues(headers, request.secrets, parts.secret);
+  const scrubbed = (text: string) => scrub(text, secrets());
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -97,7 +99,9 @@ export async function dispatch<TData>(
     });
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
     if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
-      const body = await readErrorBody(response, each.signal);
+      // Read past the cut by the longest secret, so one echoed across it is scrubbed whole.
+      const longest = Math.max(0, ...secrets().map((secret) => secret.length));
+      const body = await readErrorBody(response, MAX_ERROR_BODY + longest, each.signal);
       if (each.signal.aborted) throw each.signal.reason;
       const outcome = isFailureStatus(definition.circuit, response.status) ? 'failure' : 'neutral';
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.wallNow());
@@ -109,7 +113,7 @@ export async function dispatch<TData>(
         // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
         {
           status: response.status,
-          body: body === undefined ? undefined : scrubbed(body),
+          body: body === undefined ? undefined : scrubbed(body).slice(0, MAX_ERROR_BODY),
           retryAfter,
         },
       );
@@ -125,7 +129,7 @@ export async function dispatch<TData>(
     if (error instanceof BodyProblem) {
       // A parser's message quotes the body, which may echo a credential back.
       const invalid = failure(context, 'invalid', scrubbed(error.message), {
-        cause: error.issues ?? error,
+        cause: scrubCause(error.issues ?? error, scrubbed),
         status: state.status,
       });
       return ['neutral', { type: 'failure', error: invalid, retryAfter: undefined }];
@@ -142,4 +146,17 @@ export async function dispatch<TData>(
   } finally {
     each.dispose();
   }
+}
+
+/**
+ * `cause` itself, or, when its message quotes a secret of the attempt (a JSON parser quoting the
+ * body), an error of the same name whose message does not.
+ */
+function scrubCause(cause: unknown, scrubbed: (text: string) => string): unknown {
+  if (!(cause instanceof Error)) return cause;
+  const message = scrubbed(cause.message);
+  if (message === cause.message) return cause;
+  const clean = new Error(message);
+  clean.name = cause.name;
+  return clean;
 }

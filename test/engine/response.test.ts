@@ -134,12 +134,14 @@ describe('validate', () => {
 
 describe('readErrorBody', () => {
   it('returns a short error body whole', async () => {
-    expect(await readErrorBody(new Response('{"error":"nope"}', { status: 400 }))).toBe('{"error":"nope"}');
+    expect(await readErrorBody(new Response('{"error":"nope"}', { status: 400 }), MAX_ERROR_BODY)).toBe(
+      '{"error":"nope"}',
+    );
   });
 
-  it('cuts a longer error body to MAX_ERROR_BODY characters', async () => {
+  it('cuts a longer error body to its limit', async () => {
     const body = 'e'.repeat(MAX_ERROR_BODY * 2);
-    const text = await readErrorBody(new Response(body, { status: 502 }));
+    const text = await readErrorBody(new Response(body, { status: 502 }), MAX_ERROR_BODY);
     expect(text).toHaveLength(MAX_ERROR_BODY);
     expect(text).toBe(body.slice(0, MAX_ERROR_BODY));
   });
@@ -154,7 +156,7 @@ describe('readErrorBody', () => {
         cancelled = true;
       },
     });
-    const text = await readErrorBody(new Response(stream, { status: 502 }));
+    const text = await readErrorBody(new Response(stream, { status: 502 }), MAX_ERROR_BODY);
     expect(text).toHaveLength(MAX_ERROR_BODY);
     expect(text?.startsWith('<html><html>')).toBe(true);
     expect(cancelled).toBe(true);
@@ -166,6 +168,6 @@ describe('readErrorBody', () => {
         controller.error(new Error('connection reset'));
       },
     });
-    expect(await readErrorBody(new Response(stream, { status: 500 }))).toBeUndefined();
+    expect(await readErrorBody(new Response(stream, { status: 500 }), MAX_ERROR_BODY)).toBeUndefined();
   });
 });

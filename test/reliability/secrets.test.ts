@@ -5,7 +5,7 @@
  * must still receive every value in clear.
  */
 import { describe, expect, it } from 'vitest';
-import { SECRET_QUERY, type StitchEvent, type StitchRun, stitch } from '../../src/index';
+import { MAX_ERROR_BODY, SECRET_QUERY, type StitchEvent, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { collect, rejection, startScenario } from '../helpers/runs';
 
@@ -98,8 +98,30 @@ describe('a credential the vendor echoes back', () => {
     const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
     const run = read({ query: { token: 'SECRETTOKEN42' } }, { engine });
     const text = await shown(run, traced);
-    expect((await rejection(run)).kind).toBe('invalid');
+    const error = await rejection(run);
+    expect(error.kind).toBe('invalid');
     expect(text).not.toContain('SECRETTOKEN42');
+    // Nor does its cause, the parser's error (what a logger prints: message and stack).
+    const cause = error.cause as Error;
+    expect(cause.name).toBe('SyntaxError');
+    expect(`${cause.message}\n${cause.stack}`).not.toContain('SECRETTOKEN42');
+    expect(cause.message).toContain('[redacted]');
+  });
+
+  it('across the cut of the error body: no part of it is kept', async () => {
+    const secret = 'sk-live-straddling-the-cut-0x3f';
+    const { vendor, engine } = await startScenario({
+      // The credential starts 5 characters before the body is cut.
+      respond: (entry) => ({
+        status: 401,
+        body: `${'x'.repeat(MAX_ERROR_BODY - 5)}${entry.query.get('token')}`,
+      }),
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+    const error = await rejection(read({ query: { token: secret } }, { engine }));
+    expect(error.body).toHaveLength(MAX_ERROR_BODY);
+    expect(error.body?.endsWith('x[reda')).toBe(true);
+    expect(error.body).not.toContain(secret.slice(0, 5));
   });
 });
 

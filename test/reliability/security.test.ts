@@ -220,6 +220,26 @@ describe('secrets never leave the engine', () => {
     expect(engine.keyOf(account, other)).not.toBe(key);
   });
 
+  it('a param that fills a secret query value of the URL template is hashed in the key and the dehydrated state', async () => {
+    // An answer that does not echo the query back, so the state holds the key and the data alone.
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { hits: ['Ada'] } }) });
+    const token = 'sk-live-template-param-0x51';
+    const search = stitch({
+      name: uniqueKey('search'),
+      url: vendor.url('/search?api_key={key}&q={q}'),
+      cache: 60_000,
+    });
+    const input = { params: { key: token, q: 'ada' } };
+    await search(input, { engine });
+    expect(vendor.ledger[0]?.query.get('api_key')).toBe(token);
+    const key = engine.keyOf(search, input) as string;
+    expect(key).not.toContain(token);
+    expect(key).toContain('ada');
+    expect(JSON.stringify(engine.dehydrate())).not.toContain(token);
+    // Another principal's token is another key.
+    expect(engine.keyOf(search, { params: { key: 'sk-someone-else', q: 'ada' } })).not.toBe(key);
+  });
+
   it('a network failure’s error and cause name no secret', async () => {
     const { vendor, engine, clock, account, input } = await secretScenario();
     vendor.script({ fault: 'reset' }, { fault: 'reset' });
