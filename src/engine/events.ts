@@ -199,15 +199,18 @@ export function scrub(text: string, values: readonly string[]): string {
 }
 
 /**
- * Calls an observer (a hook, a sink, a listener): one that throws must not change the outcome
- * it observes.
+ * Calls an observer (a hook, a sink, a listener): one that throws, or an async one that rejects,
+ * must not change the outcome it observes (nor end the process with an unhandled rejection).
  */
 export function safely<TArgs extends unknown[]>(
-  observer: ((...args: TArgs) => void) | undefined,
+  observer: ((...args: TArgs) => unknown) | undefined,
   ...args: TArgs
 ): void {
   try {
-    observer?.(...args);
+    const returned = observer?.(...args);
+    if (typeof (returned as PromiseLike<unknown> | undefined)?.then === 'function') {
+      (returned as PromiseLike<unknown>).then(undefined, () => {});
+    }
   } catch {
     // Observers cannot fail a run.
   }

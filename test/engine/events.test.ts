@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   fanOut,
   redactHeaders,
@@ -7,6 +7,7 @@ import {
   SECRET_QUERY,
   type StitchEvent,
 } from '../../src/engine/events';
+import { createEngine, stitch } from '../../src/index';
 
 const REDACTED = '[redacted]';
 const secrets = (...extra: string[]) => new Set([...SECRET_HEADERS, ...extra]);
@@ -83,6 +84,37 @@ describe('fanOut', () => {
     emit?.(event);
     emit?.(event);
     expect(order).toEqual(['a', 'b', 'a', 'b']);
+  });
+});
+
+describe('async observers', () => {
+  it('a sink or a hook whose promise rejects changes nothing and leaves no unhandled rejection', async () => {
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    onTestFinished(() => {
+      process.off('unhandledRejection', unhandled);
+    });
+    const engine = createEngine({
+      fetch: async () => new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }),
+      trace: {
+        async handle() {
+          throw new Error('the collector is down');
+        },
+      },
+    });
+    const read = stitch({
+      name: 'read',
+      url: 'https://api.example.com/read',
+      hooks: {
+        async onResponse() {
+          throw new Error('a broken hook');
+        },
+      },
+    });
+    await expect(read(undefined, { engine })).resolves.toEqual({ ok: true });
+    // Node reports an unhandled rejection once the microtasks of the task that made it have run.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).not.toHaveBeenCalled();
   });
 });
 
