@@ -53,6 +53,8 @@ export function createManualClock(start = 0): ManualClock {
   let waiters: Array<{ count: number; resolve: () => void }> = [];
 
   const schedule = (ms: number, callback: () => void): CancelTimer => {
+    // Never due, as on the real clock: `next()` must not jump time to Infinity for it.
+    if (ms === Number.POSITIVE_INFINITY) return () => {};
     const timer: Timer = { id: nextId++, due: now + Math.max(0, ms), callback };
     timers.push(timer);
     const ready = waiters.filter((waiter) => timers.length >= waiter.count);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../src/testing/index';
 
 describe('createManualClock', () => {
@@ -16,6 +16,16 @@ describe('createManualClock', () => {
     await clock.advance(5);
     expect(fired).toEqual(['a', 'b', 'c']);
     expect(clock.pending()).toBe(0);
+  });
+
+  it('never fires a timer of Infinity ms, as the real clock never does: next() does not jump time to it', async () => {
+    const clock = createManualClock(100);
+    const never = vi.fn();
+    clock.schedule(Number.POSITIVE_INFINITY, never);
+    expect(clock.pending()).toBe(0);
+    expect(await clock.next()).toBe(false);
+    expect(never).not.toHaveBeenCalled();
+    expect(clock.now()).toBe(100);
   });
 
   it('sleep resolves after advance and leaves nothing pending', async () => {
