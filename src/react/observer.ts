@@ -354,8 +354,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
           ? own.error
           : null;
       let data = snapshot?.data;
-      // An idle hook shows nothing: a placeholder is for a key that is loading.
-      if (key !== undefined && data === undefined && view.placeholderData !== undefined) {
+      // An idle hook shows nothing, nor does a failed one: a placeholder is for a key that is loading.
+      if (key !== undefined && data === undefined && !error && view.placeholderData !== undefined) {
         data = placeholderOf(
           view.placeholderData,
           placeholder?.key === key ? undefined : placeholder?.data,

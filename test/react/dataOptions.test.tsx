@@ -169,6 +169,32 @@ describe('placeholderData', () => {
     expect(engine.dehydrate().entries).toEqual([]);
   });
 
+  it('is not shown once the new key failed or was cancelled: the error comes without another key’s data', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ id }: { id: number }) => useStitch(getUser, { params: { id } }, { keepPrevious: true }),
+      { wrapper, initialProps: { id: 7 } },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+
+    rerender({ id: 8 });
+    expect(result.current).toMatchObject({ status: 'pending', data: ada, isPlaceholder: true });
+    await vendor.arrival(2);
+    await answer(2, { status: 404, body: { error: 'no such user' } });
+    expect(result.current).toMatchObject({ status: 'error', data: undefined, isPlaceholder: false });
+    expect(result.current.error?.status).toBe(404);
+
+    rerender({ id: 9 });
+    expect(result.current).toMatchObject({ status: 'pending', data: ada, isPlaceholder: true });
+    await vendor.arrival(3);
+    const reason = new Error('stop');
+    await act(async () => result.current.cancel(reason));
+    expect(result.current).toMatchObject({ status: 'error', data: undefined, isPlaceholder: false });
+    expect(result.current.error?.cause).toBe(reason);
+  });
+
   it('a function of the previous key’s data, replaced by the new key’s own data', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
