@@ -3,6 +3,7 @@ import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { follow } from './follow';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
+import { unmounted } from './observer';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
@@ -21,7 +22,8 @@ export interface UseSuspenseStitchOptions {
  * Like `useStitch`, for Suspense: returns data, suspends while it loads, throws a failure to the
  * nearest error boundary. The suspended request is one reference, released at once when a
  * committed component re-keys or unmounts, or the enclosing `StitchScope` resets or `signal`
- * aborts; a render abandoned before its first commit is released within `abandonAfter`.
+ * aborts; a render abandoned before its first commit is released within `abandonAfter`. An
+ * invalidation of the key refetches in the background, the invalidated data shown meanwhile.
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,
@@ -53,6 +55,24 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       });
     };
   }, [engine]);
+
+  // Invalidated data stays on screen while one background read refreshes it (no suspense): a
+  // reference like any reader's, let go when the component re-keys or unmounts. Under StrictMode
+  // the simulated unmount lets go in the same tick, before anything was sent.
+  const stale = snapshot.data !== undefined && snapshot.stale;
+  // `input` is read through `key`; `options.signal` as it is when the refresh starts (one made
+  // per render must not restart it at every render).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
+  useEffect(() => {
+    if (!stale) return;
+    const link = follow(options.signal, scope);
+    const call = stitch(...([input, { engine, signal: link.signal, revalidate: true }] as CallArgs<TInput>));
+    call.safe().then(() => link.dispose());
+    return () => {
+      link.abort(unmounted());
+      link.dispose();
+    };
+  }, [engine, stitch, key, stale, snapshot.invalidated, scope]);
 
   const previous = held.current;
   if (previous && (previous.key !== key || snapshot.data !== undefined)) {

@@ -8,7 +8,7 @@ import { Component, type ReactNode, Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isStitchError, type StitchError } from '../../src/index';
 import { StitchScope, useSuspenseStitch } from '../../src/react/index';
-import { actAtOnce, flushMicrotasks, setup } from './harness';
+import { actAtOnce, flushMicrotasks, renderStrict, setup } from './harness';
 import { ada, type UserStitch, userStitch } from './users';
 
 /** Shows the error it caught, by kind. */
@@ -140,6 +140,57 @@ describe('useSuspenseStitch', () => {
     expect(await vendor.arrival(2)).toMatchObject({ path: '/users/7' });
     await answer(2, { body: ada });
     expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('an invalidation refetches in the background, without suspending; one request under StrictMode', async () => {
+    const { vendor, engine, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const ui = (
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>
+    );
+    const { unmount } = renderStrict(ui, wrapper);
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+
+    await actAtOnce(() => engine.invalidate(getUser));
+    expect(await vendor.arrival(2)).toMatchObject({ path: '/users/7' });
+    // The invalidated data stays on screen while it refreshes.
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    await answer(2, { body: { id: 7, name: 'Ada Lovelace' } });
+    expect(screen.getByText('user Ada Lovelace')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+
+    // Unmounted while a refresh is in flight: the request is let go, its socket closed.
+    await actAtOnce(() => engine.invalidate(getUser));
+    await vendor.arrival(3);
+    unmount();
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+    expect(vendor.requests()).toBe(3);
+  });
+
+  it('mounting on a key invalidated while nobody read it shows the data and refetches it', async () => {
+    const { vendor, engine, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const first = getUser({ params: { id: 7 } }, { engine });
+    await vendor.arrival(1);
+    vendor.release(1, { body: ada });
+    await first;
+    engine.invalidate(getUser);
+
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>,
+      { wrapper },
+    );
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 7, name: 'Ada Lovelace' } });
+    expect(screen.getByText('user Ada Lovelace')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
   });
 });
