@@ -1,5 +1,4 @@
 import { useCallback, useContext, useEffect, useMemo } from 'react';
-import { useSyncExternalStoreWithSelector } from 'use-sync-external-store/with-selector';
 import type { Engine, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
@@ -8,6 +7,7 @@ import { keepPreviousData, type PlaceholderData } from './placeholder';
 import { useEngine } from './provider';
 import { readInput, type skipToken } from './readInput';
 import { createSelector, sameResult } from './select';
+import { useSelectedStore } from './selectedStore';
 import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
 
 /** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
@@ -104,7 +104,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   // effect of its own, and effects run in call order. Declared after them, a notification from
   // `observer.update` would reach React's previous `read` (the old key), whose different answer
   // costs a second commit.
-  const result = useSyncExternalStoreWithSelector(
+  const result = useSelectedStore(
     observer.subscribe,
     read,
     read,

@@ -11,7 +11,12 @@ const root = new URL('../../', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
   name: string;
   license: string;
+  dependencies?: Record<string, string>;
 };
+
+it('depends on nothing: installing the engine alone installs no React (React is an optional peer)', () => {
+  expect(manifest.dependencies ?? {}).toEqual({});
+});
 
 it('packs as stitch-fetch with its MIT LICENSE, README and only dist/ besides', async () => {
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
