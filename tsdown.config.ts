@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsdown';
 
+/** The entries that hold hooks or components: a server component must not evaluate them. */
+const CLIENT_ENTRIES = ['react/index', 'devtools/index'];
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -16,8 +19,8 @@ export default defineConfig({
   external: ['react', 'react-dom', '@opentelemetry/api', /^node:/],
   clean: true,
   outputOptions: {
-    // The hooks entry is client-only: React Server Components frameworks (Next.js App Router)
-    // read this directive from the first line of the module.
-    banner: (chunk) => (chunk.isEntry && chunk.name === 'react/index' ? "'use client';" : ''),
+    // The hooks and the devtools are client-only: React Server Components frameworks (Next.js
+    // App Router) read this directive from the first line of the module.
+    banner: (chunk) => (chunk.isEntry && CLIENT_ENTRIES.includes(chunk.name) ? "'use client';" : ''),
   },
 });

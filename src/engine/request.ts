@@ -16,6 +16,12 @@ export interface StitchInput {
   headers?: Record<string, string> | undefined;
 }
 
+/**
+ * What `fetch` takes as a body, spelt through `RequestInit` (which Node's own types declare too)
+ * rather than the DOM lib's `BodyInit`, so a Node-only TypeScript app can read the types.
+ */
+type SendableBody = NonNullable<RequestInit['body']>;
+
 /** A request ready for `fetch`, minus its signal. */
 export interface BuiltRequest {
   url: string;
@@ -27,7 +33,7 @@ export interface BuiltRequest {
   secrets: readonly string[];
   method: string;
   headers: Headers;
-  body: BodyInit | undefined;
+  body: SendableBody | undefined;
   /** The body is a `ReadableStream`: it is sent once (`duplex: 'half'`) and can never be replayed. */
   streamed: boolean;
 }
@@ -190,7 +196,7 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   return undefined;
 }
 
-function isBodyInit(body: unknown): body is BodyInit {
+function isBodyInit(body: unknown): body is SendableBody {
   return (
     typeof body === 'string' ||
     body instanceof ArrayBuffer ||
@@ -237,7 +243,7 @@ export function buildRequest(
       throw inputError(stitch, `headers.${name}`, 'is not a valid header (a string without CR, LF or NUL)');
     }
   }
-  let body: BodyInit | undefined;
+  let body: SendableBody | undefined;
   let streamed = false;
   if (input.body !== undefined) {
     if (method === 'GET' || method === 'HEAD')

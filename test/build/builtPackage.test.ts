@@ -1,13 +1,15 @@
 /**
- * `stitch-fetch/react` is client-only: its built module starts with the `'use client'` directive,
- * which React Server Components frameworks (Next.js App Router) read from the first line. The
- * engine entry stays directive-free, so a server component can import it. Builds the package
- * into a temporary folder with the project's own tsdown config.
+ * The package as tsdown builds it (into a temporary folder, with the project's own config):
+ * `stitch-fetch/react` and `stitch-fetch/devtools` are client-only, their modules starting with
+ * the `'use client'` directive that React Server Components frameworks (Next.js App Router) read
+ * from the first line, while the engine entry stays directive-free so a server component can
+ * import it; and its types compile in a Node-only app, whose lib has no DOM.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let out: string;
@@ -22,11 +24,48 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 const firstLine = (file: string) => readFileSync(join(out, file), 'utf8').split('\n', 1)[0];
 
 describe('the built package', () => {
-  it.each(['react/index.js', 'react/index.cjs'])('%s starts with the use client directive', (file) => {
-    expect(firstLine(file)).toMatch(/^["']use client["'];?$/);
-  });
+  it.each(['react/index.js', 'react/index.cjs', 'devtools/index.js', 'devtools/index.cjs'])(
+    '%s starts with the use client directive',
+    (file) => {
+      expect(firstLine(file)).toMatch(/^["']use client["'];?$/);
+    },
+  );
 
   it.each(['index.js', 'index.cjs'])('the engine entry %s has no directive', (file) => {
     expect(firstLine(file)).not.toMatch(/use client/);
+  });
+
+  it('its types compile in a Node-only app (no DOM lib, skipLibCheck off)', () => {
+    const app = join(out, 'app.ts');
+    writeFileSync(
+      app,
+      [
+        "import { createEngine, stitch } from 'stitch-fetch';",
+        "import { retry, stitch as lite } from 'stitch-fetch/lite';",
+        "import { createRedisStore } from 'stitch-fetch/redis';",
+        "import { createManualClock } from 'stitch-fetch/testing';",
+        'const engine = createEngine({ clock: createManualClock() });',
+        "const post = stitch<{ id: number }>({ name: 'post', method: 'POST', url: 'https://api.example.com/items' });",
+        "const read = lite<{ id: number }>({ name: 'read', url: 'https://api.example.com/items', retry: retry(2) });",
+        "export const runs = [post({ body: { title: 'x' } }, { engine }), read(undefined, { engine })];",
+        'export const store = createRedisStore;',
+      ].join('\n'),
+    );
+    const program = ts.createProgram([app], {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2023.d.ts'],
+      types: ['node'],
+      typeRoots: [join(import.meta.dirname, '../../node_modules/@types')],
+      paths: { 'stitch-fetch': [join(out, 'index.d.ts')], 'stitch-fetch/*': [join(out, '*/index.d.ts')] },
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    expect(problems).toEqual([]);
   });
 });
