@@ -83,6 +83,11 @@ export class StitchErrorBase extends Error {
   /** Whether any request had left the process (`requests > 0`). */
   readonly dispatched: boolean;
   readonly retryable: boolean;
+  /**
+   * Whether a dispatched request of the run may have had an effect the run never saw answered
+   * (a write that timed out, was cut or was cancelled in flight): re-issue it with the same
+   * idempotency key. False when every request was answered, or its connection was refused.
+   */
   readonly ambiguous: boolean;
   readonly url: string | undefined;
   readonly stitch: string | undefined;

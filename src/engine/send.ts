@@ -140,7 +140,8 @@ export async function dispatch<TData>(
     }
     if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
     if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
-    advance(context, { type: 'unanswered' });
+    // A connection that was never made sent nothing: that failure leaves no doubt behind.
+    if (!neverConnected(error)) advance(context, { type: 'unanswered' });
     const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
@@ -159,4 +160,26 @@ function scrubCause(cause: unknown, scrubbed: (text: string) => string): unknown
   const clean = new Error(message);
   clean.name = cause.name;
   return clean;
+}
+
+/** Error codes that prove no connection was made (the request never left), as Node reports them. */
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether a network failure (`fetch`'s error, its code on a `cause`, or every address of an
+ * `AggregateError` refused) proves the request never reached a server.
+ */
+function neverConnected(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && NOT_CONNECTED.has(code)) return true;
+  if (Array.isArray(errors) && errors.length > 0) return errors.every((each) => neverConnected(each, depth + 1));
+  return neverConnected(cause, depth + 1);
 }

@@ -5,7 +5,8 @@
  * - one long-lived signal shared by 10,000 concurrent calls carries one abort listener, prints
  *   no `MaxListenersExceededWarning`, and keeps no listener once the calls are over.
  */
-import { getEventListeners } from 'node:events';
+import { getEventListeners, once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
@@ -71,6 +72,24 @@ describe('ambiguous: a dispatched request of the run went unanswered', () => {
     await until(run, 'retry');
     await clock.advance(1_000);
     expect(await rejection(run)).toMatchObject({ kind: 'http', ambiguous: false });
+  });
+});
+
+describe('ambiguous: a write whose connection was refused sent nothing', () => {
+  it('is not ambiguous: no server was reached', async () => {
+    // A port nobody listens on any more: the connection is refused.
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const { engine } = await startScenario();
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: `http://127.0.0.1:${port}/charges`,
+    });
+    const error = await rejection(charge({ body: { cents: 100 } }, { engine }));
+    expect(error).toMatchObject({ kind: 'network', ambiguous: false });
   });
 });
 
