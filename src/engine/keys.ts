@@ -131,10 +131,8 @@ function paramsInQuery(template: string, secret: ReadonlySet<string>): ReadonlyS
   const found = new Set<string>();
   const start = template.indexOf('?');
   if (start < 0) return found;
-  for (const pair of template
-    .slice(start + 1)
-    .split('#')[0]
-    ?.split('&') ?? []) {
+  const query = template.slice(start + 1).split('#')[0] ?? '';
+  for (const pair of query.split('&')) {
     const equals = pair.indexOf('=');
     if (equals < 0 || !secret.has(pair.slice(0, equals).toLowerCase())) continue;
     for (const name of placeholders(pair.slice(equals + 1))) found.add(name);

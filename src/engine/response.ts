@@ -70,8 +70,8 @@ const whole = /* @__PURE__ */ new TextDecoder();
 
 /**
  * The first `limit` characters of an error response's body, for `StitchError.body`. Reads only
- * what it keeps, then cancels the rest (a 5 MB error page is not drained). Never throws: `undefined` if unreadable;
- * an abort of `signal` ends it at once with what was read.
+ * what it keeps, then cancels the rest (a 5 MB error page is not drained). Never throws:
+ * `undefined` if unreadable; an abort of `signal` ends it at once with what was read.
  */
 export async function readErrorBody(
   response: Response,
