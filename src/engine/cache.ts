@@ -89,6 +89,13 @@ export interface CacheSnapshot<TData = unknown> {
 /** Data carried from a server render to the client: `engine.dehydrate()` → `engine.hydrate()`. */
 export interface DehydratedState {
   readonly version: 1;
+  /**
+   * When the state was taken, on the clock that stamped its entries. With it, `hydrate` takes in
+   * each entry's age rather than its stamp, so the server's clock and the client's need not
+   * agree (each process's monotonic clock starts at its own origin). @default none: the stamps
+   * are read on the hydrating engine's clock
+   */
+  readonly at?: number | undefined;
   readonly entries: ReadonlyArray<readonly [key: string, data: unknown, updatedAt: number]>;
 }
 
@@ -96,13 +103,15 @@ export interface DehydratedState {
  * `state`'s entries, once the whole of it is known good (it comes from outside the process: a
  * page's HTML): anything else is a `config` error naming the field, with nothing taken in.
  */
-function checkDehydrated(state: unknown): DehydratedState['entries'] {
+function checkDehydrated(state: unknown): DehydratedState {
   const fail = (field: string, problem: string) => {
     throw configError(undefined, field, `${problem} (hydrate takes what dehydrate gave)`);
   };
   if (!isRecord(state)) fail('state', 'must be { version: 1, entries }');
-  const { version, entries } = state as Record<string, unknown>;
+  const { version, entries, at } = state as Record<string, unknown>;
   if (version !== 1) fail('state.version', 'must be 1');
+  if (at !== undefined && !(typeof at === 'number' && Number.isFinite(at)))
+    fail('state.at', 'must be a time');
   if (!Array.isArray(entries)) fail('state.entries', 'must be a list of [key, data, updatedAt]');
   (entries as unknown[]).forEach((entry, index) => {
     const valid =
@@ -115,7 +124,7 @@ function checkDehydrated(state: unknown): DehydratedState['entries'] {
     if (!valid)
       fail(`state.entries[${index}]`, 'must be [key, data, updatedAt] (data defined, updatedAt a time)');
   });
-  return entries as DehydratedState['entries'];
+  return state as DehydratedState;
 }
 
 const EMPTY: CacheSnapshot = Object.freeze({
@@ -293,17 +302,21 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
           out.push([key, snapshot.data, snapshot.updatedAt]);
         }
       }
-      return { version: 1, entries: out };
+      return { version: 1, at: clock.now(), entries: out };
     },
     hydrate(state: DehydratedState) {
+      const { at, entries: taken } = checkDehydrated(state);
       const now = clock.now();
-      for (const [key, data, stamped] of checkDehydrated(state)) {
+      // A state that says when it was taken is read by age: its stamps move onto this clock.
+      const shift = at === undefined ? 0 : now - at;
+      for (const [key, data, stamped] of taken) {
+        const local = stamped + shift;
         const current = entries.get(key)?.snapshot.updatedAt;
         // Never let a server's older copy replace fresher data the client already has. A copy
         // stamped ahead of this clock (a server's clock ahead of it) is kept as stamped now, so
         // it ages from now, however far ahead it claims to be.
-        if (current === undefined || current < stamped) {
-          change(key, { data, updatedAt: Math.min(stamped, now), error: undefined, stale: false });
+        if (current === undefined || current < local) {
+          change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
         }
       }
     },

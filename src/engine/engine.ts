@@ -80,11 +80,15 @@ export interface Engine extends StitchEngineLike {
     stitch: StitchLike<TData, TInput>,
     input: TInput | undefined,
   ): TData | undefined;
-  /** The cached data, for a server render to hand to the client. */
+  /**
+   * The cached data, for a server render to hand to the client, with the time it was taken: the
+   * client reads each entry's age, whatever its own clock's origin.
+   */
   dehydrate(): DehydratedState;
   /**
-   * Takes in what `dehydrate` gave, without replacing newer data; data stamped ahead of this
-   * engine's clock is taken in as stamped now.
+   * Takes in what `dehydrate` gave, without replacing newer data. Each entry keeps the age it had
+   * when the state was taken (its `at`), on this engine's clock; data stamped ahead of it is taken
+   * in as stamped now.
    * @throws StitchError of kind `'config'` naming the field (`state.entries[2]`, say) for a state
    * of any other shape, and then takes in nothing.
    */

@@ -124,16 +124,27 @@ describe('createCache', () => {
     expect(told).toBe(1);
   });
 
-  it('dehydrate → hydrate carries data and its age; an older copy never replaces newer data', () => {
-    const server = createCache(createManualClock(100), 10);
+  it('dehydrate → hydrate carries data and its age; an older copy never replaces newer data', async () => {
+    const serverClock = createManualClock(100);
+    const server = createCache(serverClock, 10);
     server.store('k', { from: 'server' });
+    await serverClock.advance(30);
     const state = JSON.parse(JSON.stringify(server.dehydrate()));
+    // The client's monotonic clock has another origin: the data is 30 ms old on it too.
+    for (const start of [200, 5_000_000, 0]) {
+      const client = createCache(createManualClock(start), 10);
+      client.hydrate(state);
+      expect(client.snapshot('k')).toMatchObject({ data: { from: 'server' }, updatedAt: start - 30 });
+      client.store('k', { from: 'client' });
+      client.hydrate(state);
+      expect(client.snapshot('k').data).toEqual({ from: 'client' });
+    }
+  });
+
+  it('a state without its time (written by hand) is read on the hydrating clock', () => {
     const client = createCache(createManualClock(200), 10);
-    client.hydrate(state);
-    expect(client.snapshot('k')).toMatchObject({ data: { from: 'server' }, updatedAt: 100 });
-    client.store('k', { from: 'client' });
-    client.hydrate(state);
-    expect(client.snapshot('k').data).toEqual({ from: 'client' });
+    client.hydrate({ version: 1, entries: [['k', 1, 150]] });
+    expect(client.snapshot('k').updatedAt).toBe(150);
   });
 });
 

@@ -32,11 +32,12 @@ function profile(getUser: UserStitch, options: UseStitchOptions<User> = {}) {
 
 /**
  * Prefetches `input` on a server engine, as a server would before rendering, renders the page and
- * dehydrates it. The server's clock reads what the client's does; the client's then moves on by
- * the second the page takes to load.
+ * dehydrates it. The server's clock reads what the client's does (or `origin` ms more: each
+ * process's monotonic clock has its own origin); the client's then moves on by the second the
+ * page takes to load.
  */
-async function serverRender(getUser: UserStitch, page: ReactElement, client: ManualClock) {
-  const server: Engine = createEngine({ clock: createManualClock(client.now()) });
+async function serverRender(getUser: UserStitch, page: ReactElement, client: ManualClock, origin = 0) {
+  const server: Engine = createEngine({ clock: createManualClock(client.now() + origin) });
   await getUser(input, { engine: server });
   const html = renderToString(<StitchProvider engine={server}>{page}</StitchProvider>);
   // Through JSON, as it crosses the wire inside the page.
@@ -87,6 +88,28 @@ describe('server render', () => {
 });
 
 describe('dehydrate → hydrate', () => {
+  it.each([
+    ['an hour behind', -3_600_000],
+    ['an hour ahead', 3_600_000],
+  ])(
+    'the server clock %s the client’s: the data keeps its age, fresh for the rest of its ttl',
+    async (_, origin) => {
+      const { vendor, engine: client, clock } = await setup({ respond: () => ({ body: ada }) });
+      const getUser = userStitch(vendor, { ttl: 60_000 });
+      const { page } = profile(getUser);
+      const { state } = await serverRender(getUser, page, clock, origin);
+      client.hydrate(state);
+      const key = client.keyOf(getUser, input) as string;
+      // As old as when the page was rendered (its second in transit is unknowable across clocks).
+      expect(client.getSnapshot(key).updatedAt).toBe(clock.now());
+      await clock.advance(59_999);
+      await expect(getUser(input, { engine: client }).report()).resolves.toMatchObject({ source: 'cache' });
+      await clock.advance(1);
+      await expect(getUser(input, { engine: client }).report()).resolves.toMatchObject({ source: 'live' });
+      expect(vendor.requests()).toBe(2);
+    },
+  );
+
   it('a stitch with a cache ttl shows the server data at first render and sends no client request', async () => {
     const { vendor, engine: client, clock, trace } = await setup({ respond: () => ({ body: ada }) });
     const getUser = userStitch(vendor, { ttl: 60_000 });
