@@ -57,11 +57,15 @@ export function sleepOn(schedule: Clock['schedule']) {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * This process's monotonic time in ms, from the wall time at its start: the real clock's `now`.
+ */
+export const monotonicNow = (): number => performance.timeOrigin + performance.now();
+
+/**
  * The real clock: a monotonic `now()`, `Date.now()` as wall time, and the host's timers. A delay
  * longer than 2^31-1 ms is chained (timer after timer), since hosts clamp it to 1 ms.
  */
 export function createRealClock(): Clock {
-  const origin = performance.timeOrigin;
   const schedule = (ms: number, callback: () => void): CancelTimer => {
     if (ms === Number.POSITIVE_INFINITY) return () => {};
     let remaining = Math.max(0, ms);
@@ -75,7 +79,7 @@ export function createRealClock(): Clock {
     return () => clearTimeout(id);
   };
   return {
-    now: () => origin + performance.now(),
+    now: monotonicNow,
     wallNow: () => Date.now(),
     schedule,
     sleep: sleepOn(schedule),

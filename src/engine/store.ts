@@ -1,8 +1,12 @@
 /**
  * Where the engine keeps state that may outlive one process: breaker state, idempotency records,
  * cache entries. The interface is async so a networked backend (Redis, say) fits without change;
- * `update` is the one atomic read-modify-write that breaker transitions rely on.
+ * `update` is the one atomic read-modify-write that breaker transitions rely on. The deadlines
+ * the engine writes (a breaker's `until`, a lease's expiry) are on its own clock: a store of
+ * your own is for one process; `stitch-fetch/redis` times shared state on the Redis server.
  */
+
+import { monotonicNow } from './clock';
 
 /** An async key-value store with per-entry time to live. */
 export interface Store {
@@ -79,11 +83,12 @@ export function createLocalStore(now: () => number): LocalStore {
 }
 
 /**
- * The default store: a `Map` in this process. Expiry is checked on read against `now`, so it
- * needs no timer and follows an injected clock.
- * @param now the time source for TTLs, in ms. @default Date.now
+ * A store in a `Map` in this process, behind the asynchronous `Store` interface (the engine's own
+ * default is the same `Map`, answering at once). Expiry is checked on read against `now`, so it
+ * needs no timer; a wall-clock step never moves it. With an injected clock, pass its `now`.
+ * @param now the time source for TTLs, in ms. @default this process's monotonic clock (the real clock's `now`)
  */
-export function createMemoryStore(now: () => number = Date.now): Store {
+export function createMemoryStore(now: () => number = monotonicNow): Store {
   const local = createLocalStore(now);
   return {
     get: async (key) => local.get(key),

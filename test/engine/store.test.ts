@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createMemoryStore } from '../../src/engine/store';
 
 /** A memory store on a hand-moved time source. */
@@ -14,6 +14,19 @@ function setup(start = 1_000) {
 }
 
 describe('createMemoryStore', () => {
+  it('times TTLs on the monotonic clock by default: a wall-clock step expires nothing', async () => {
+    const wall = Date.now.bind(Date);
+    let step = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => wall() + step);
+    onTestFinished(() => {
+      vi.restoreAllMocks();
+    });
+    const store = createMemoryStore();
+    await store.set('record', 'charged', 60_000);
+    step = 24 * 3_600_000;
+    expect(await store.get('record')).toBe('charged');
+  });
+
   it('gets undefined for a missing key and what was set for a present one', async () => {
     const { store } = setup();
     expect(await store.get('missing')).toBeUndefined();
