@@ -344,10 +344,13 @@ export function createCall(deps: CallDeps) {
     onCancel(run, leave);
     reference.shared.result.then((result: ExecutionResult<TData>) => {
       detach();
+      // A caller who left has its run settled, on the counts of that moment: the shared request's
+      // later attempts and answer are not its own.
+      if (left) return;
       const { state } = reference.shared;
       // Aborted while this caller still held it: a write took the key over (`engine.setData`).
       const ended = reference.shared.lifetime.ended;
-      if (result.type === 'aborted' && !left && ended) cancel(ended.reason, state, reference);
+      if (result.type === 'aborted' && ended) cancel(ended.reason, state, reference);
       countFrom(tally, state);
       reference.release(undefined);
       if (result.type === 'success' && result.recorded) tally.source = 'recorded';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { stitch } from '../../../src/index';
 import { uniqueKey } from '../../helpers/keys';
-import { eventTypes, rejection, spyHooks, startScenario } from '../../helpers/runs';
+import { eventTypes, rejection, spyHooks, startScenario, until } from '../../helpers/runs';
 
 /** Every test here reads user 7 through one stitch, so concurrent callers share a request. */
 async function setup() {
@@ -123,6 +123,37 @@ describe('two callers of one read share one request', () => {
       (await run.report()).events.find((event) => event.type === 'cancel');
     expect(await cancelOf(leader)).toMatchObject({ dispatched: true, shared: true });
     expect(await cancelOf(follower)).toMatchObject({ dispatched: true, shared: false });
+  });
+});
+
+describe('the report of a caller who left', () => {
+  it('keeps what was done for it: the retries the shared request makes for the others are not its own', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    vendor.script('hold', { body: ada });
+    const getUser = stitch<{ id: number; name: string }>({
+      name: uniqueKey('getUser'),
+      url: vendor.url('/users/{id}'),
+      retry: { attempts: 3, backoff: { base: 100, jitter: 'none' } },
+    });
+    const input = { params: { id: 7 } };
+    const controller = new AbortController();
+    const leader = getUser(input, { engine, signal: controller.signal });
+    const follower = getUser(input, { engine });
+    await vendor.arrival(1);
+    controller.abort(new Error('navigated away'));
+    const error = await rejection(leader);
+    expect(error).toMatchObject({ attempts: 1, requests: 1, dispatched: true });
+    const atCancel = await leader.report();
+
+    vendor.release(1, { status: 503 });
+    await until(follower, 'retry');
+    await clock.advance(100);
+    await expect(follower).resolves.toEqual(ada);
+    expect(vendor.requests()).toBe(2);
+
+    const after = await leader.report();
+    expect(after).toEqual(atCancel);
+    expect(after).toMatchObject({ outcome: 'cancelled', attempts: 1, requests: 1, status: undefined });
   });
 });
 
