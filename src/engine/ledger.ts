@@ -69,6 +69,14 @@ export function storeRecords(store: Store | LocalStore): Pick<SharedState, 'clai
 /** Creates the ledger over `shared`. Waiters in this process wake as soon as a key here settles. */
 export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Ledger {
   const waiters = new Map<string, Set<() => void>>();
+  // The keys calls of this process are sending under, and how many: a duplicate here waits for
+  // them however long they take (the claim's lease bounds only other processes' waits).
+  const sending = new Map<string, number>();
+  const stopSending = (key: string) => {
+    const left = (sending.get(key) ?? 1) - 1;
+    if (left > 0) sending.set(key, left);
+    else sending.delete(key);
+  };
 
   const wake = (key: string) => {
     const woken = waiters.get(key);
@@ -111,7 +119,19 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
         context.emit({ type: 'store', operation: 'idempotency', key, error: reasonMessage(error) });
       const stopped = (): ExecutionResult<TData> =>
         left(context) ? { type: 'aborted' } : expiredTotal(context, 0);
+      const waitOnce = async (wait: number) => {
+        if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
+        await pause(parts.clock, recordKey, wait, total.signal);
+      };
       for (let wait = FIRST_PAUSE; ; wait = Math.min(wait * 2, LAST_PAUSE)) {
+        if (sending.has(recordKey)) {
+          try {
+            await waitOnce(wait);
+          } catch {
+            return stopped();
+          }
+          continue;
+        }
         let claim: Claim;
         const claiming = shared.claim(recordKey, owner, lease);
         // A claim that lands after the call stopped waiting for it (its caller left, or the store
@@ -143,7 +163,13 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
           return { type: 'success', data: claim.data as TData, recorded: true };
         }
         if (claim.status === 'claimed') {
-          const result = await send();
+          sending.set(recordKey, (sending.get(recordKey) ?? 0) + 1);
+          let result: ExecutionResult<TData>;
+          try {
+            result = await send();
+          } finally {
+            stopSending(recordKey);
+          }
           const outcome = recordedOutcome(result);
           // The record is written even when the caller has gone; only the wait for it is bounded.
           const settling = shared.settle(recordKey, owner, outcome, ttl).then(
@@ -155,9 +181,8 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
           if (failed) storeError(failed.error);
           return result;
         }
-        if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
         try {
-          await pause(parts.clock, recordKey, wait, total.signal);
+          await waitOnce(wait);
         } catch {
           return stopped();
         }

@@ -84,6 +84,26 @@ describe('a key in flight', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('keeps a re-issue waiting past the claim’s lease while the first is still sending here', async () => {
+    const { vendor, engine, clock, slow, charges } = await setup();
+    slow.add(1);
+    const charge = chargeStitch(vendor);
+    const first = charge(order, { engine, ...owned });
+    await vendor.arrival(1);
+
+    const again = charge(order, { engine, ...owned });
+    await until(again, 'idempotency');
+    // The lease of a claim without a total deadline is 60 s: the first is alive, in this process.
+    await clock.advance(120_000);
+    expect(vendor.requests()).toBe(1);
+    vendor.release(1, { status: 201, body: charges.get('order-42') });
+
+    const data = await first;
+    await expect(again).resolves.toEqual(data);
+    expect((await again.report()).source).toBe('recorded');
+    expect(vendor.requests()).toBe(1);
+  });
+
   it('a waiter whose caller aborts rejects at once with that reason; the first goes on', async () => {
     const { vendor, engine, slow, charges } = await setup();
     slow.add(1);
