@@ -82,6 +82,13 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   // The last mutation's end, kept past `reset()`: the next one waits for its rollback, if any.
   const lastSettled = useRef<Promise<void> | undefined>(undefined);
   const mounted = useRef(true);
+  // The intent's key as of now, for calls made before the render that shows a renewed one (a
+  // second `mutateAsync` after the first succeeded, `reset()` then `mutate()` in one handler).
+  const intent = useRef(idempotencyKey);
+  const renewIntent = useCallback(() => {
+    intent.current = mintKey();
+    if (mounted.current) setKey(intent.current);
+  }, []);
   const lifecycle = useRef(options);
   lifecycle.current = options;
 
@@ -112,7 +119,8 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       // a `keyOf` key must win, and a write that never asked for a key must not get one (a
       // keyed write is retried).
       const policy = stitch.definition.idempotency;
-      const owned = policy !== undefined && policy.keyOf === undefined ? { idempotencyKey } : {};
+      const owned =
+        policy !== undefined && policy.keyOf === undefined ? { idempotencyKey: intent.current } : {};
       const { onMutate, onSettled } = lifecycle.current;
       try {
         const data = await runMutation(stitch, input as InputArg<TInput>, {
@@ -142,7 +150,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
         if (inFlight.current === current) {
           inFlight.current = undefined;
           show({ status: 'success', data, error: null });
-          if (mounted.current) setKey(mintKey());
+          renewIntent();
         }
         return data;
       } catch (error) {
@@ -155,7 +163,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
         link.dispose();
       }
     },
-    [engine, idempotencyKey, scope, show, stitch],
+    [engine, renewIntent, scope, show, stitch],
   );
 
   const mutate = useCallback(
@@ -174,8 +182,8 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   const reset = useCallback(() => {
     inFlight.current = undefined;
     setState(IDLE);
-    setKey(mintKey());
-  }, []);
+    renewIntent();
+  }, [renewIntent]);
 
   // The callbacks take an optional input; `MutateArgs` only makes it required for callers.
   return { ...state, idempotencyKey, mutate, mutateAsync, cancel, reset } as MutationResult<TData, TInput>;

@@ -95,6 +95,36 @@ describe('one idempotency key per intent', () => {
     expect(charges.size).toBe(2);
   });
 
+  it('reset() then mutate() in one handler sends the new intent’s key, not the old one', async () => {
+    const { vendor, settle, result } = await firstChargeHeld();
+    const key = (await vendor.arrival(1)).headers['idempotency-key'];
+    await actAtOnce(() => result.current.cancel(new Error('cancelled')));
+
+    await settle(() => {
+      result.current.reset();
+      result.current.mutate(another);
+    });
+    const keys = keysSent(vendor);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).not.toBe(key);
+  });
+
+  it('two mutateAsync in a row (one handler) are two intents: both are sent, each with its own key', async () => {
+    const { vendor, wrapper, charges } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    let second: Charge | undefined;
+    await act(async () => {
+      await result.current.mutateAsync(order);
+      second = await result.current.mutateAsync(another);
+    });
+    expect(vendor.requests()).toBe(2);
+    expect(new Set(keysSent(vendor)).size).toBe(2);
+    expect(charges.size).toBe(2);
+    expect(second).toMatchObject({ id: 'ch_2', orderId: 'order-43' });
+    expect(result.current).toMatchObject({ status: 'success', data: second });
+  });
+
   it('a key the stitch derives itself (keyOf) is the one sent, across intents', async () => {
     const { vendor, wrapper, settle, charges } = await paymentVendor();
     const charge = chargeStitch(vendor, { keyOf: (input) => `order:${input.body.orderId}` });
