@@ -5,7 +5,7 @@ import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerConte
 
 /** Props of {@link StitchProvider}. */
 export interface StitchProviderProps {
-  /** The engine for every hook below. @default defaultEngine() */
+  /** The engine for every hook below. @default the enclosing provider's, or `defaultEngine()` */
   engine?: Engine | undefined;
   /** Data from a server render (`engine.dehydrate()`), taken in before the first render. */
   state?: DehydratedState | undefined;
@@ -26,7 +26,8 @@ export interface StitchProviderProps {
 }
 
 /**
- * Hands an engine to the hooks below it. Optional: without one, hooks use `defaultEngine()`.
+ * Hands an engine to the hooks below it. Optional: without one, hooks use `defaultEngine()`; a
+ * nested provider without an `engine` (for other `defaults`, say) keeps the enclosing one's.
  * With `state`, the engine is hydrated once, before any child renders, so hooks find the server's
  * data at once and send no second request for it.
  */
@@ -38,7 +39,8 @@ export function StitchProvider({
   onlineSource,
   children,
 }: StitchProviderProps) {
-  const target = engine ?? defaultEngine();
+  const enclosing = useEngine();
+  const target = engine ?? enclosing;
   const parent = useContext(TriggerContext);
   const settings = useMemo(
     () => ({

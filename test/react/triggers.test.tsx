@@ -297,6 +297,25 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
     expect(focus.subscribers()).toBe(2);
   });
 
+  it('a nested provider with defaults only keeps the enclosing engine and sources', async () => {
+    const { vendor, focus, answer, wrapper, engine } = await setupTriggers();
+    const getUser = userStitch(vendor);
+    render(
+      <StitchProvider defaults={{ refetchOnFocus: true }}>
+        <Reader getUser={getUser} />
+      </StitchProvider>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    expect(engine.getData(getUser, { params: { id: 7 } })).toEqual(ada);
+
+    await actAtOnce(() => focus.set(true));
+    await vendor.arrival(2);
+    await answer(2, { body: renamed });
+    expect(engine.getData(getUser, { params: { id: 7 } })).toEqual(renamed);
+  });
+
   it('a hook option wins over the provider default', async () => {
     const { vendor, focus, answer, wrapper, starts } = await setupTriggers({ refetchOnFocus: true });
     const getUser = userStitch(vendor);
