@@ -97,11 +97,16 @@ export async function runAttempt<TData>(
     advance(context, { type: 'wait', phase: 'before-dispatch' });
     if (definition.circuit) {
       const key = definition.circuit.key ?? request.origin;
-      const admitting = parts.use(definition.circuit.part).circuit.admit(key, definition.circuit, {
-        transition: (change) => context.emit({ type: 'circuit', ...change }),
-        storeError: (error) =>
-          context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),
-      });
+      const admitting = parts.use(definition.circuit.part).circuit.admit(
+        key,
+        definition.circuit,
+        {
+          transition: (change) => context.emit({ type: 'circuit', ...change }),
+          storeError: (error) =>
+            context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),
+        },
+        total.signal,
+      );
       // A slow store must not hold an aborted or timed-out execution (nor its throttle slot); an
       // admission that arrives after that is handed back as neutral, freeing a probe lease.
       const verdict = !isPending(admitting)

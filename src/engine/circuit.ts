@@ -5,6 +5,7 @@
  * Redis, each timed by the store's own clock. A caller's abort is a `'neutral'` outcome: it neither opens
  * nor closes the breaker, and a neutral probe hands its lease to the next caller.
  */
+import { onAbortShared } from './abort';
 import { asState, CLOSED, describeStored, readCircuit } from './circuitState';
 import type { CircuitValue } from './definition';
 import { configError } from './errors';
@@ -116,8 +117,15 @@ export interface Circuit {
    * over another store. Never throws or rejects: an unreachable store admits (fails open).
    * @param observer hears the transitions and store failures this admit and its admission's
    * `record` cause, so the engine can put them in this run's trace. @default none
+   * @param signal the caller's: one who leaves while the store still admits frees the lease this
+   * admit may take, at once (the store applies that before any later caller's admit). @default none
    */
-  admit(key: string, policy: CircuitPolicy, observer?: CircuitObserver): Maybe<AdmitResult>;
+  admit(
+    key: string,
+    policy: CircuitPolicy,
+    observer?: CircuitObserver,
+    signal?: AbortSignal,
+  ): Maybe<AdmitResult>;
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
 }
@@ -380,7 +388,7 @@ export function createCircuit(deps: {
   };
 
   return {
-    admit(key, policy, caller) {
+    admit(key, policy, caller, signal) {
       const leaseId = `${leasePrefix}-${++leases}`;
       // An unreachable store admits: the call goes ahead and nothing is counted.
       const failOpen = (error: unknown): AdmitResult => {
@@ -389,9 +397,23 @@ export function createCircuit(deps: {
       };
       try {
         const change = transact(key, { type: 'admit', lease: leaseId }, policy, caller);
-        if (isPending(change))
-          return change.then((done) => verdict(key, policy, leaseId, caller, done), failOpen);
-        return verdict(key, policy, leaseId, caller, change);
+        if (!isPending(change)) return verdict(key, policy, leaseId, caller, change);
+        // Released by its id, whether this admit turns out to take the lease or not.
+        const leave = signal
+          ? onAbortShared(signal, () => {
+              admission(key, policy, leaseId, false, caller).record('neutral');
+            })
+          : () => {};
+        return change.then(
+          (done) => {
+            leave();
+            return verdict(key, policy, leaseId, caller, done);
+          },
+          (error: unknown) => {
+            leave();
+            return failOpen(error);
+          },
+        );
       } catch (error) {
         return failOpen(error);
       }
@@ -415,14 +437,14 @@ export function storeCircuit(store: Store | LocalStore, now: () => number): Shar
       const seen = asState(read);
       const corrupt = seen === undefined ? { corrupt: describeStored(read) } : {};
       const current = seen ?? CLOSED;
-      // A corrupt value is written over by the next change, whatever the step. A half-open state
-      // is re-read by the update, in order after any release of its lease issued before this read
-      // (a probe whose caller left just now): the read alone may predate that release.
-      if (
-        command.type === 'read' ||
-        (seen !== undefined && seen.state !== 'half-open' && step(current) === current)
-      )
-        return { from: current, to: current, now: at, ...corrupt };
+      // A step that changes nothing is not written. But a corrupt value is written over, whatever
+      // the step; and what a probe lease depends on is read again by the update, in the order the
+      // changes were issued (this read may predate a lease taken or let go just before it, by a
+      // probe whose caller left at once): a half-open state, or a probe's record on an open one.
+      const leaseMayMove =
+        seen?.state === 'half-open' || (seen?.state === 'open' && command.type === 'probe');
+      const unchanged = seen !== undefined && !leaseMayMove && step(current) === current;
+      if (command.type === 'read' || unchanged) return { from: current, to: current, now: at, ...corrupt };
       // Overwritten on each call of the transition; the store commits the last call's result.
       let from = current;
       const written = store.update<unknown>(

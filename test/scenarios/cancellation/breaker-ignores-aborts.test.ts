@@ -276,6 +276,35 @@ describe('a caller who leaves hands back at once what it held', () => {
     },
   );
 
+  it('a would-be probe cancelled while an async store admits it frees the lease for the next call of the same tick', async () => {
+    const clock = createManualClock(Date.now());
+    const { vendor, engine } = await startScenario({
+      clock,
+      engine: { store: createMemoryStore(clock.now) },
+    });
+    vendor.script({ status: 503 });
+    const search = stitch({
+      name: uniqueKey('search'),
+      url: vendor.url('/search'),
+      circuit: { failures: 1, cooldown: 1_000 },
+      retry: false,
+    });
+    expect((await rejection(search({ query: { q: 'a' } }, { engine }))).status).toBe(503);
+    await clock.advance(1_000);
+
+    const controller = new AbortController();
+    const probe = search({ query: { q: 'ad' } }, { engine, signal: controller.signal });
+    // The admit is under way (the store answers a few microtasks later) when the keystroke comes.
+    await Promise.resolve();
+    controller.abort(new Error('superseded'));
+    const next = search({ query: { q: 'ada' } }, { engine });
+
+    expect((await rejection(probe)).requests).toBe(0);
+    await expect(next).resolves.toEqual({ path: '/search', query: { q: 'ada' } });
+    expect(vendor.requests()).toBe(2);
+    expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+  });
+
   it('a cancelled slot holder frees its slot for the next call of the same tick (maxWait 0)', async () => {
     const { vendor, engine } = await startScenario();
     vendor.script('hold');
