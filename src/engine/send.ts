@@ -142,7 +142,9 @@ export async function dispatch<TData>(
     if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
     // A connection that was never made sent nothing: that failure leaves no doubt behind.
     if (!neverConnected(error)) advance(context, { type: 'unanswered' });
-    const network = failure(context, 'network', `${request.method} ${context.url} failed`, { cause: error });
+    const network = failure(context, 'network', `${request.method} ${context.url} failed`, {
+      cause: scrubCause(error, scrubbed),
+    });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();
@@ -150,16 +152,33 @@ export async function dispatch<TData>(
 }
 
 /**
- * `cause` itself, or, when its message quotes a secret of the attempt (a JSON parser quoting the
- * body), an error of the same name whose message does not.
+ * `cause` with every string in it scrubbed of the attempt's secrets: a parser's or validator's
+ * message quoting the body, an issue list, a nested `cause`, a `fetch` error quoting the URL. What
+ * holds no secret is kept as it is (the same object); an error that does becomes an error of the
+ * same name and `code` whose message and `cause` do not.
  */
-function scrubCause(cause: unknown, scrubbed: (text: string) => string): unknown {
-  if (!(cause instanceof Error)) return cause;
-  const message = scrubbed(cause.message);
-  if (message === cause.message) return cause;
-  const clean = new Error(message);
-  clean.name = cause.name;
-  return clean;
+function scrubCause(cause: unknown, scrubbed: (text: string) => string, depth = 0): unknown {
+  if (typeof cause === 'string') return scrubbed(cause);
+  if (typeof cause !== 'object' || cause === null || depth > 4) return cause;
+  const deeper = (value: unknown) => scrubCause(value, scrubbed, depth + 1);
+  if (cause instanceof Error) {
+    const message = scrubbed(cause.message);
+    const inner = deeper(cause.cause);
+    if (message === cause.message && inner === cause.cause) return cause;
+    const clean = new Error(message, inner === undefined ? undefined : { cause: inner });
+    clean.name = cause.name;
+    const { code } = cause as { code?: unknown };
+    if (code !== undefined) Object.assign(clean, { code });
+    return clean;
+  }
+  if (Array.isArray(cause)) {
+    const items = cause.map(deeper);
+    return items.every((item, index) => item === cause[index]) ? cause : items;
+  }
+  if (Object.getPrototypeOf(cause) !== Object.prototype) return cause;
+  const entries = Object.entries(cause).map(([name, value]) => [name, deeper(value)] as const);
+  const same = entries.every(([name, value]) => value === (cause as Record<string, unknown>)[name]);
+  return same ? cause : Object.fromEntries(entries);
 }
 
 /** Error codes that prove no connection was made (the request never left), as Node reports them. */
@@ -180,6 +199,7 @@ function neverConnected(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
   const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof code === 'string' && NOT_CONNECTED.has(code)) return true;
-  if (Array.isArray(errors) && errors.length > 0) return errors.every((each) => neverConnected(each, depth + 1));
+  if (Array.isArray(errors) && errors.length > 0)
+    return errors.every((each) => neverConnected(each, depth + 1));
   return neverConnected(cause, depth + 1);
 }

@@ -5,7 +5,15 @@
  * must still receive every value in clear.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ERROR_BODY, SECRET_QUERY, type StitchEvent, type StitchRun, stitch } from '../../src/index';
+import { z } from 'zod';
+import {
+  createEngine,
+  MAX_ERROR_BODY,
+  SECRET_QUERY,
+  type StitchEvent,
+  type StitchRun,
+  stitch,
+} from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { collect, rejection, startScenario } from '../helpers/runs';
 
@@ -106,6 +114,65 @@ describe('a credential the vendor echoes back', () => {
     expect(cause.name).toBe('SyntaxError');
     expect(`${cause.message}\n${cause.stack}`).not.toContain('SECRETTOKEN42');
     expect(cause.message).toContain('[redacted]');
+  });
+
+  it('in a cause of any shape: a validator’s thrown string, its issues, a nested cause, a fetch error', async () => {
+    const secret = 'sk-live-deep-cause-0x9d';
+    const { vendor, engine } = await startScenario({
+      respond: (entry) => ({ status: 200, body: { echo: entry.query.get('token') } }),
+    });
+    const walk = (value: unknown, seen = new Set<unknown>()): string => {
+      if (typeof value === 'string') return value;
+      if (typeof value !== 'object' || value === null || seen.has(value)) return '';
+      seen.add(value);
+      const own = Object.getOwnPropertyNames(value).map((name) =>
+        walk((value as Record<string, unknown>)[name], seen),
+      );
+      return own.join('\n');
+    };
+    const outputs = [
+      // A validator that throws a string quoting what it saw.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw `bad echo ${JSON.stringify(data)}`;
+          },
+        },
+      },
+      // A validator error whose own cause quotes it.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw new Error('rejected', { cause: new Error(`saw ${JSON.stringify(data)}`) });
+          },
+        },
+      },
+      // zod, with an issue message quoting the value.
+      z.object({ echo: z.string().refine(() => false, { error: (issue) => `not allowed: ${issue.input}` }) }),
+    ];
+    for (const output of outputs) {
+      const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false, output });
+      const error = await rejection(read({ query: { token: secret } }, { engine }));
+      expect(error.kind).toBe('invalid');
+      expect(walk(error)).not.toContain(secret);
+      expect(walk(error)).toContain('[redacted]');
+    }
+
+    // A fetch (node-fetch's FetchError, say) whose message quotes the URL it was given.
+    const quoting = createEngine({
+      fetch: async (url) => {
+        throw new TypeError(`request to ${String(url)} failed, reason: socket hang up`);
+      },
+    });
+    const read = stitch({ name: uniqueKey('read'), url: 'https://api.example.com/me', retry: false });
+    const error = await rejection(read({ query: { token: secret } }, { engine: quoting }));
+    expect(error.kind).toBe('network');
+    expect(walk(error)).not.toContain(secret);
+    expect((error.cause as Error).name).toBe('TypeError');
   });
 
   it('across the cut of the error body: no part of it is kept', async () => {
