@@ -406,7 +406,7 @@ export function createCall(deps: CallDeps) {
       .then(() => revalidating.delete(key));
   }
 
-  return { call, invalidate, write };
+  return { call, invalidate, write, register };
 }
 
 /**

@@ -156,7 +156,7 @@ export function createEngine(options?: EngineOptions): Engine {
     traced?.(event);
     inspector.notify(() => ({ type: 'run', event }));
   };
-  const { call, invalidate, write } = createCall({
+  const { call, invalidate, write, register } = createCall({
     parts,
     cache,
     keys,
@@ -166,8 +166,13 @@ export function createEngine(options?: EngineOptions): Engine {
     sink: () => (inspector.active ? inspected : traced),
   });
 
-  /** The cache key of a read, for `setData` and `getData`; a write has none. */
+  /**
+   * The cache key of a read, for `setData` and `getData`; a write has none. The definition takes
+   * its name over first, as a call does: data written through a new definition (after a hot
+   * reload) is not dropped by its first call, nor is the old one's read through it.
+   */
   const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
+    register(stitch.definition);
     const key = cacheKey(keys, stitch.definition, input as never);
     if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
     return key;

@@ -45,6 +45,21 @@ describe('redefining a stitch under its name', () => {
     await expect(v2(undefined, { engine })).resolves.toEqual({ text: '/v2' });
   });
 
+  it('data written through the new definition before its first call is kept, and the old data is not read through it', async () => {
+    const { vendor, engine } = await setup({ respond: (entry) => ({ body: { text: entry.path } }) });
+    const name = uniqueKey('greeting');
+    const v1 = stitch<Greeting>({ name, url: vendor.url('/v1'), cache: { ttl: 60_000 } });
+    await v1(undefined, { engine });
+
+    const v2 = stitch<Greeting>({ name, url: vendor.url('/v2'), cache: { ttl: 60_000 } });
+    expect(engine.getData(v2, undefined)).toBeUndefined();
+    engine.setData(v2, undefined, { text: 'primed' });
+    const primed = v2(undefined, { engine });
+    await expect(primed).resolves.toEqual({ text: 'primed' });
+    expect((await primed.report()).source).toBe('cache');
+    expect(vendor.requests()).toBe(1);
+  });
+
   it('an old definition’s answer that lands after the redefinition is not cached', async () => {
     const { vendor, engine } = await setup();
     const name = uniqueKey('late');
