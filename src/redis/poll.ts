@@ -7,7 +7,7 @@
  * the engine's clock since `started` (the shared acquire's start, read once). The total deadline
  * and the caller's abort reach it through `signal`, which every ask and every sleep takes.
  */
-import { raceAbort } from '../engine/abort';
+import { onAbortShared, raceAbort } from '../engine/abort';
 import type { Clock } from '../engine/clock';
 import { StitchError } from '../engine/errors';
 
@@ -43,16 +43,20 @@ export interface Wanted {
 
 /**
  * Awaits the store's answer to a take (0: taken, else ms to wait), or the abort of `signal`,
- * whichever comes first. A take that lands after the caller left is given back at once with
- * `giveBack`, off the call's path: nothing will be sent under it.
+ * whichever comes first. A caller who leaves first gives the take back at once, by its id, off
+ * the call's path (nothing will be sent under it): the server applies that after the take and
+ * before any later caller's, so the next call of a re-key finds the slot free.
  */
 async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> {
   const taking = wanted.take();
+  // Sent from the abort itself, ahead of anything a later caller sends in the same tick.
+  const leave = onAbortShared(signal, () => {
+    wanted.giveBack().catch(() => {});
+  });
   try {
     return await raceAbort(taking, signal);
-  } catch (error) {
-    taking.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
-    throw error;
+  } finally {
+    leave();
   }
 }
 

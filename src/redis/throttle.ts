@@ -5,6 +5,7 @@
  * together, released together. Each shared part fails open with a `store` event: the concurrency
  * limit to this process's own, the rate to this process's own window.
  */
+import { abortReason, onAbortShared } from '../engine/abort';
 import type { Clock } from '../engine/clock';
 import { isStitchError } from '../engine/errors';
 import type { StoreOperation } from '../engine/events';
@@ -37,15 +38,18 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
       if (signal.aborted || isStitchError(error)) throw error;
       onStoreError(operation, error);
     };
-    const local = await throttle.acquire(key, rate ? { ...policy, rate: undefined } : policy, {
-      signal,
-      onQueued,
-    });
+    // Taken at once when free, so that a caller who leaves in the same tick hands it back at once.
+    const here = rate ? { ...policy, rate: undefined } : policy;
+    if (signal.aborted) throw abortReason(signal);
+    const local = throttle.tryAcquire(key, here) ?? (await throttle.acquire(key, here, { signal, onQueued }));
     // Released last first: the shared slot is freed before this process's next waiter asks for it.
     const held: Release[] = [local];
     const release: Release = (unused) => {
       for (const part of [...held].reverse()) part(unused);
     };
+    // A caller who leaves while a shared part is still being taken hands back what it holds at
+    // once (the part in flight is given back by its id): the next call of a re-key finds it free.
+    const stopLeaving = onAbortShared(signal, () => release(true));
     try {
       if (policy.shared.concurrency) {
         try {
@@ -72,6 +76,8 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
     } catch (error) {
       release(true);
       throw error;
+    } finally {
+      stopLeaving();
     }
     return release;
   };

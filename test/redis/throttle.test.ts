@@ -133,4 +133,32 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
     expect(await settled).toBe(reason);
     expect(s.clock.pending()).toBe(0);
   });
+
+  it('a caller who leaves while its shared slot is being taken gives it back at once: the next call of the same tick gets it', async () => {
+    await using s = await setup();
+    const pooled = stitch({
+      name: 'pooled',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      retry: false,
+      throttle: { key: 'pool', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    // Whatever the microtask the take has reached when the caller leaves.
+    for (let hops = 0; hops < 8; hops++) {
+      const controller = new AbortController();
+      const left = pooled({ query: { hops } }, { engine: s.engine, signal: controller.signal });
+      for (let n = 0; n < hops; n++) await Promise.resolve();
+      controller.abort(new Error('superseded'));
+      const next = pooled({ query: { hops, next: 1 } }, { engine: s.engine });
+      expect((await left.safe()).error?.kind).toBe('aborted');
+      const result = await next.safe();
+      expect({ hops, kind: result.error?.kind, message: result.error?.message }).toEqual({
+        hops,
+        kind: undefined,
+        message: undefined,
+      });
+    }
+    expect(s.vendor.ledger.every((entry) => entry.query.get('next') === '1')).toBe(true);
+  });
 });
