@@ -1,3 +1,4 @@
+import { raceAbort } from './abort';
 import { type CacheSnapshot, createCache, type DehydratedState } from './cache';
 import { cacheKey, createCall } from './call';
 import type { CircuitState } from './circuit';
@@ -104,6 +105,27 @@ export interface Engine extends StitchEngineLike {
 }
 
 /**
+ * An injected `fetch`, bounded by its `init.signal` whether or not it honours it (the platform's
+ * does): the abort (a cancel, a timeout) ends the wait at once, and an answer that lands after
+ * it has its body cancelled, freeing its socket.
+ */
+function boundedFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  return (input, init) => {
+    const sending = fetch(input, init);
+    const signal = init?.signal;
+    if (!signal) return sending;
+    return raceAbort(sending, signal).catch((error: unknown) => {
+      if (signal.aborted)
+        sending.then(
+          (late) => late.body?.cancel().catch(() => {}),
+          () => {},
+        );
+      throw error;
+    });
+  };
+}
+
+/**
  * Creates an isolated engine; tests and apps that want isolation make their own.
  * @throws StitchError of kind `'config'` naming the option at fault (`cacheSize`, `clock.now`, ...).
  */
@@ -126,7 +148,7 @@ export function createEngine(options?: EngineOptions): Engine {
   // Breakers, throttles and retry budgets: made by the first stitch whose policy needs them.
   const made = createParts({ clock, shared, store, notify: (build) => inspector.notify(build) });
   const parts: EngineParts = {
-    fetch: checked.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: checked.fetch ? boundedFetch(checked.fetch) : (input, init) => globalThis.fetch(input, init),
     clock,
     use: made.use,
     secret,

@@ -27,7 +27,12 @@ function checkMethods(value: unknown, field: string, methods: readonly string[],
 
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
-  /** @default globalThis.fetch (looked up per request, so test mocks installed later apply) */
+  /**
+   * The `fetch` requests go through. It gets the URL and an init with the attempt's `signal`; one
+   * that ignores the signal still ends on a cancel or a deadline (the wait for it is cut, and an
+   * answer that lands later has its body cancelled).
+   * @default globalThis.fetch (looked up per request, so test mocks installed later apply)
+   */
   fetch?: typeof globalThis.fetch | undefined;
   /**
    * Where breakers and idempotency records live: a `Store`, or a store that shares state between

@@ -131,6 +131,25 @@ describe('a vendor that stalls', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it('through an injected fetch that ignores its signal, the deadlines still end the call on time', async () => {
+    // What a fetch wrapper that drops `signal` does: the platform's fetch never hears the abort.
+    const deaf: typeof fetch = (input, init) => {
+      const { signal: _dropped, ...rest } = init ?? {};
+      return fetch(input, rest);
+    };
+    const { vendor, engine, clock } = await startScenario({ engine: { fetch: deaf } });
+    vendor.script({ fault: 'hang' }, { fault: 'hang' });
+    for (const timeout of [{ each: 1_000 }, { total: 1_000 }]) {
+      const slow = stitch({ name: uniqueKey('slow'), url: vendor.url('/slow'), retry: false, timeout });
+      const run = slow({}, { engine });
+      await vendor.arrival(vendor.requests() === 0 ? 1 : 2);
+      await clock.untilPending();
+      await clock.advance(1_000);
+      expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase: Object.keys(timeout)[0] });
+    }
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('a body that drips past timeout.each: progress does not extend the deadline, the socket is hung up', async () => {
     const { vendor, engine, clock } = await startScenario();
     const chunks = ['{"items": [', '1, ', '2, ', '3]}'];
