@@ -3,7 +3,7 @@ import type { Cache, CachePolicy } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import type { CallOptions, StitchDefinition } from './definition';
-import { asConfigError, cancelRun, emptyTally } from './endings';
+import { asConfigError, cancelRun, emptyTally, refuseRun } from './endings';
 import { configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent } from './events';
 import { type ExecutionResult, execute } from './execution';
@@ -15,7 +15,16 @@ import { Lifetime } from './lifetime';
 import { lastOne } from './memo';
 import { isRecord } from './record';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
-import { cancelledWith, countFrom, emitTo, finishRun, onCancel, type RunTally, StitchRun } from './run';
+import {
+  cancelledWith,
+  countFrom,
+  emitTo,
+  finishRun,
+  nextRunId,
+  onCancel,
+  type RunTally,
+  StitchRun,
+} from './run';
 
 /** What a call needs from its engine. */
 export interface CallDeps {
@@ -37,12 +46,6 @@ export function cacheKey<TInput extends StitchInput>(
   if (definition.kind === 'write') return undefined;
   return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input, definition.url);
 }
-
-/**
- * Runs numbered across every engine of the process: a sink shared by several engines (one per
- * server request, say) tells their runs apart by id.
- */
-let runs = 0;
 
 /**
  * Creates the engine's `call`: one caller's way through the pipeline. Outermost first:
@@ -128,12 +131,11 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
     options: CallOptions | undefined,
   ): StitchRun<TData> {
-    const run = new StitchRun<TData>(`r${++runs}`, definition.name, parts.clock, sink());
+    const run = new StitchRun<TData>(`r${nextRunId()}`, definition.name, parts.clock, sink());
     try {
       return checkThenStart(run, definition, input, options);
     } catch (error) {
-      finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, emptyTally());
-      return run;
+      return refuseRun(run, definition, shownUrl(definition.url), error);
     }
   }
 

@@ -7,6 +7,7 @@ import type { CallOptions, Stitch, StitchDefinition, StitchEngineLike } from './
 import { rejectedRun } from './endings';
 import { defaultEngine } from './engine';
 import { configError } from './errors';
+import { redactUrl, SECRET_QUERY } from './events';
 import type { StitchInput } from './request';
 import type { StitchRun } from './run';
 
@@ -21,7 +22,9 @@ export function toStitch<TData, TInput extends StitchInput>(
       if (typeof engine?.call !== 'function')
         throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
     } catch (error) {
-      return rejectedRun(definition.name, error, createRealClock());
+      // No engine, so no configured secret names: the default ones are redacted from its URL.
+      const url = redactUrl(definition.url, new Set(SECRET_QUERY));
+      return rejectedRun(definition, url, error, createRealClock());
     }
     return engine.call(definition, input, options);
   };

@@ -8,7 +8,7 @@ import type { ExecutionState } from './context';
 import type { StitchDefinition } from './definition';
 import { isStitchError, reasonMessage, StitchError } from './errors';
 import { safely } from './events';
-import { countFrom, emitTo, finishRun, type RunTally, StitchRun } from './run';
+import { countFrom, emitTo, finishRun, hasStarted, nextRunId, type RunTally, StitchRun } from './run';
 
 /**
  * Ends `run` as cancelled by its caller with `reason`: the reference (if any) is let go, the
@@ -73,11 +73,35 @@ export function asConfigError(error: unknown, stitch: string): StitchError {
 }
 
 /**
+ * Ends `run`, refused before anything was sent, with `error` as a `config` error: its events run
+ * from a `start` (logged here unless it was already) to `done`, as every run's do.
+ */
+export function refuseRun<TData>(
+  run: StitchRun<TData>,
+  definition: Pick<StitchDefinition, 'name' | 'method'>,
+  url: string,
+  error: unknown,
+  tally: RunTally = emptyTally(),
+): StitchRun<TData> {
+  if (!hasStarted(run)) emitTo(run, { type: 'start', method: definition.method, url });
+  finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, tally);
+  return run;
+}
+
+/**
  * A run that failed before it started, for a caller whose call could not reach an engine at all
  * (an `engine` option that is not one): it rejects like any other run, it never throws.
  */
-export function rejectedRun<TData>(stitch: string, error: unknown, clock: Clock): StitchRun<TData> {
-  const run = new StitchRun<TData>('r0', stitch, clock, undefined);
-  finishRun(run, { ok: false, error: asConfigError(error, stitch) }, emptyTally());
-  return run;
+export function rejectedRun<TData>(
+  definition: Pick<StitchDefinition, 'name' | 'method'>,
+  url: string,
+  error: unknown,
+  clock: Clock,
+): StitchRun<TData> {
+  return refuseRun(
+    new StitchRun<TData>(`r${nextRunId()}`, definition.name, clock, undefined),
+    definition,
+    url,
+    error,
+  );
 }

@@ -6,6 +6,10 @@ import type { StandardResult, StandardSchemaV1 } from './response';
 export type CheckedInput = { ok: true; value: StitchInput | undefined } | { ok: false; error: StitchError };
 
 function verdict(stitch: string, result: StandardResult<StitchInput>): CheckedInput {
+  if (typeof result !== 'object' || result === null) {
+    const message = `stitch '${stitch}': the input validator returned ${String(result)}, not a result`;
+    return { ok: false, error: new StitchError({ kind: 'invalid', message, stitch }) };
+  }
   if (!result.issues) return { ok: true, value: result.value };
   const first = result.issues[0]?.message ?? 'invalid';
   return {

@@ -151,6 +151,9 @@ export async function validate<TData>(schema: StandardSchemaV1<unknown, TData>, 
     // A validator that throws (a buggy transform) says nothing about the vendor: still 'invalid'.
     throw new BodyProblem(`the output validator threw: ${(error as Error)?.message ?? String(error)}`, error);
   }
+  if (typeof result !== 'object' || result === null) {
+    throw new BodyProblem(`the output validator returned ${String(result)}, not a result`);
+  }
   if (result.issues) {
     const first = result.issues[0]?.message ?? 'invalid';
     throw new BodyProblem(`the response failed output validation: ${first}`, result.issues);

@@ -79,6 +79,7 @@ interface RunInternals {
   finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
   onCancel(run: StitchRun<unknown>, leave: (reason: unknown) => void): void;
   cancelled(run: StitchRun<unknown>): { readonly reason: unknown } | undefined;
+  started(run: StitchRun<unknown>): boolean;
 }
 
 let internals: RunInternals | undefined;
@@ -94,6 +95,17 @@ export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = t
 /** What `run.cancel(reason)` does from now on: the call's wait, or its reference, lets go. */
 export const onCancel = (run: StitchRun<unknown>, leave: (reason: unknown) => void): void =>
   internals?.onCancel(run, leave);
+
+let runs = 0;
+
+/**
+ * The next run's number, counted across every engine of the process: a sink shared by several
+ * engines (one per server request, say) tells their runs apart by id.
+ */
+export const nextRunId = (): number => ++runs;
+
+/** Whether `run` has logged its `start` (any event at all). */
+export const hasStarted = (run: StitchRun<unknown>): boolean => internals?.started(run) ?? false;
 
 /** The reason `run.cancel` was called with, if it was (before anything could hear it). */
 export const cancelledWith = (run: StitchRun<unknown>): { readonly reason: unknown } | undefined =>
@@ -163,6 +175,7 @@ export class StitchRun<TData> extends Promise<TData> {
         run.#leave = leave;
       },
       cancelled: (run) => run.#cancelled,
+      started: (run) => run.#payloads.length > 0,
     };
   }
 

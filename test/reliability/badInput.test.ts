@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
-import { rejection, startScenario } from '../helpers/runs';
+import { eventTypes, rejection, startScenario } from '../helpers/runs';
 import type { Vendor } from '../helpers/vendor';
 
 /** A write that would retry (it carries a key) and a breaker that opens on one failure. */
@@ -158,6 +158,30 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     const run = callSafely(() => read(hostile, { engine }));
     expect(await rejection(run)).toMatchObject({ kind: 'config', requests: 0 });
     expect(vendor.requests()).toBe(0);
+    // Each is a run like any other: its events run from a start to done, under ids of their own.
+    for (const refused of [notAnEngine, run]) {
+      expect(eventTypes((await refused.report()).events)).toEqual(['start', 'error', 'done']);
+    }
+    expect(notAnEngine.id).not.toBe(
+      callSafely(() => read({ params: { id: 1 } }, { engine: {} as Engine })).id,
+    );
+  });
+
+  it('a validator that returns no result: kind invalid saying so, nothing sent; not a network failure', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 1 } }) });
+    const broken = {
+      '~standard': { version: 1 as const, vendor: 'hand', validate: () => undefined as never },
+    };
+    const checked = stitch({ name: uniqueKey('checked'), url: vendor.url('/in'), input: broken });
+    const refused = await rejection(checked({}, { engine }));
+    expect(refused).toMatchObject({ kind: 'invalid', requests: 0 });
+    expect(refused.message).toContain('returned undefined, not a result');
+    expect(vendor.requests()).toBe(0);
+
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/out'), output: broken, retry: false });
+    const invalid = await rejection(read(undefined, { engine }));
+    expect(invalid).toMatchObject({ kind: 'invalid', requests: 1 });
+    expect(invalid.message).toContain('returned undefined, not a result');
   });
 });
 
