@@ -1,9 +1,9 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
-import { type Follower, follow } from './follow';
+import { follow } from './follow';
 import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
-import { superseded, unmounted } from './observer';
+import { unmounted } from './observer';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
@@ -57,14 +57,8 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }, [engine]);
 
   // Invalidated data stays on screen while one background read refreshes it (no suspense): a
-  // reference like any reader's, let go when the component unmounts (under StrictMode the
-  // simulated unmount lets go in the same tick, before anything was sent) or re-keys: at the
-  // render that re-keys, since a new key that suspends commits nothing until its data comes.
-  const refresh = useRef<{ key: string; link: Follower } | undefined>(undefined);
-  if (refresh.current && refresh.current.key !== key) {
-    refresh.current.link.abort(superseded());
-    refresh.current = undefined;
-  }
+  // reference like any reader's, let go when the component re-keys or unmounts. Under StrictMode
+  // the simulated unmount lets go in the same tick, before anything was sent.
   const stale = snapshot.data !== undefined && snapshot.stale;
   // `input` is read through `key`; `options.signal` as it is when the refresh starts (one made
   // per render must not restart it at every render).
@@ -72,12 +66,9 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   useEffect(() => {
     if (!stale) return;
     const link = follow(options.signal, scope);
-    const mine = { key, link };
-    refresh.current = mine;
     const call = stitch(...([input, { engine, signal: link.signal, revalidate: true }] as CallArgs<TInput>));
     call.safe().then(() => link.dispose());
     return () => {
-      if (refresh.current === mine) refresh.current = undefined;
       link.abort(unmounted());
       link.dispose();
     };

@@ -193,29 +193,4 @@ describe('useSuspenseStitch', () => {
     expect(screen.getByText('user Ada Lovelace')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
   });
-
-  it('a re-key hangs up the old key’s background refresh at once, while the new key still suspends', async () => {
-    const { vendor, engine, wrapper, answer } = await setup();
-    const getUser = userStitch(vendor);
-    function ById({ id }: { id: number }) {
-      return <p>{`user ${useSuspenseStitch(getUser, { params: { id } }).data.name}`}</p>;
-    }
-    const ui = (id: number) => (
-      <Suspense fallback={<p>loading</p>}>
-        <ById id={id} />
-      </Suspense>
-    );
-    const { rerender } = render(ui(7), { wrapper });
-    await vendor.arrival(1);
-    await answer(1, { body: ada });
-    await actAtOnce(() => engine.invalidate(getUser, { params: { id: 7 } }));
-    expect(await vendor.arrival(2)).toMatchObject({ path: '/users/7' });
-
-    await actAtOnce(() => rerender(ui(8)));
-    expect(await vendor.arrival(3)).toMatchObject({ path: '/users/8' });
-    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
-    await answer(3, { body: { id: 8, name: 'Grace' } });
-    expect(screen.getByText('user Grace')).toBeTruthy();
-    expect(vendor.requests()).toBe(3);
-  });
 });
