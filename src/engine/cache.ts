@@ -177,6 +177,8 @@ export type CacheObserver = (key: string, snapshot: CacheSnapshot | undefined, r
  */
 export function createCache(clock: Clock, maxEntries: number, observe?: CacheObserver) {
   const entries = new Map<string, Entry>();
+  // Each state hydrated with its time, and how far its stamps moved onto this clock.
+  const shifts = new WeakMap<DehydratedState, number>();
   // The entries nobody subscribes to, least recently used first: the only ones eviction may take,
   // so it never walks past subscribed keys, however many there are.
   const idle = new Map<string, Entry>();
@@ -307,8 +309,10 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     hydrate(state: DehydratedState) {
       const { at, entries: taken } = checkDehydrated(state);
       const now = clock.now();
-      // A state that says when it was taken is read by age: its stamps move onto this clock.
-      const shift = at === undefined ? 0 : now - at;
+      // A state that says when it was taken is read by age: its stamps move onto this clock, once
+      // (the same state taken in again, by a provider that mounts again, has aged meanwhile).
+      const shift = at === undefined ? 0 : (shifts.get(state) ?? now - at);
+      if (at !== undefined) shifts.set(state, shift);
       for (const [key, data, stamped] of taken) {
         const local = stamped + shift;
         const current = entries.get(key)?.snapshot.updatedAt;

@@ -141,6 +141,20 @@ describe('createCache', () => {
     }
   });
 
+  it('the same state taken in again (a provider that mounts again) has aged: it never replaces newer data', async () => {
+    const server = createCache(createManualClock(100), 10);
+    server.store('k', { v: 1 });
+    const state = server.dehydrate();
+    const clock = createManualClock(5_000);
+    const client = createCache(clock, 10);
+    client.hydrate(state);
+    await clock.advance(10_000);
+    client.store('k', { v: 2 });
+    await clock.advance(10_000);
+    client.hydrate(state);
+    expect(client.snapshot('k')).toMatchObject({ data: { v: 2 }, updatedAt: 15_000 });
+  });
+
   it('a state without its time (written by hand) is read on the hydrating clock', () => {
     const client = createCache(createManualClock(200), 10);
     client.hydrate({ version: 1, entries: [['k', 1, 150]] });
