@@ -153,6 +153,28 @@ describe('a credential the vendor echoes back', () => {
       },
       // zod, with an issue message quoting the value.
       z.object({ echo: z.string().refine(() => false, { error: (issue) => `not allowed: ${issue.input}` }) }),
+      // An error carrying what it saw as a field of its own.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw Object.assign(new Error('invalid'), { input: data });
+          },
+        },
+      },
+      // Issues whose path items carry the input, nested deep.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => ({
+            issues: [
+              { message: 'bad', path: [{ key: 'echo', input: { a: { b: { c: { d: { e: data } } } } } }] },
+            ],
+          }),
+        },
+      },
     ];
     for (const output of outputs) {
       const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false, output });
@@ -162,17 +184,23 @@ describe('a credential the vendor echoes back', () => {
       expect(walk(error)).toContain('[redacted]');
     }
 
-    // A fetch (node-fetch's FetchError, say) whose message quotes the URL it was given.
-    const quoting = createEngine({
-      fetch: async (url) => {
+    // A fetch (node-fetch's FetchError, say) whose message quotes the URL it was given, and one
+    // that gives up on every address with an AggregateError.
+    const fetches: Array<typeof fetch> = [
+      async (url) => {
         throw new TypeError(`request to ${String(url)} failed, reason: socket hang up`);
       },
-    });
-    const read = stitch({ name: uniqueKey('read'), url: 'https://api.example.com/me', retry: false });
-    const error = await rejection(read({ query: { token: secret } }, { engine: quoting }));
-    expect(error.kind).toBe('network');
-    expect(walk(error)).not.toContain(secret);
-    expect((error.cause as Error).name).toBe('TypeError');
+      async (url) => {
+        throw new AggregateError([new Error(`connect to ${String(url)} refused`)], 'all addresses failed');
+      },
+    ];
+    for (const [index, fetch] of fetches.entries()) {
+      const read = stitch({ name: uniqueKey('read'), url: 'https://api.example.com/me', retry: false });
+      const error = await rejection(read({ query: { token: secret } }, { engine: createEngine({ fetch }) }));
+      expect(error.kind).toBe('network');
+      expect(walk(error)).not.toContain(secret);
+      expect((error.cause as Error).name).toBe(index === 0 ? 'TypeError' : 'AggregateError');
+    }
   });
 
   it('across the cut of the error body: no part of it is kept', async () => {
