@@ -59,7 +59,10 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * This process's monotonic time in ms, from the wall time at its start: the real clock's `now`.
  */
-export const monotonicNow = (): number => (origin ??= performance.timeOrigin) + performance.now();
+export const monotonicNow = (): number => {
+  origin ??= performance.timeOrigin;
+  return origin + performance.now();
+};
 // Read once: `performance.timeOrigin` is a getter, and the clock is read many times per call.
 let origin: number | undefined;
 
