@@ -3,8 +3,8 @@ import type { Cache, CachePolicy } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import type { CallOptions, StitchDefinition } from './definition';
-import { asConfigError, cancelRun, emptyTally, refuseRun } from './endings';
-import { configError, StitchError } from './errors';
+import { cancelRun, emptyTally, refuseRun } from './endings';
+import { asConfigError, configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent } from './events';
 import { type ExecutionResult, execute } from './execution';
 import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
@@ -44,7 +44,13 @@ export function cacheKey<TInput extends StitchInput>(
   input: TInput | undefined,
 ): string | undefined {
   if (definition.kind === 'write') return undefined;
-  return keys.keyOf(definition.name, definition.cache?.scope?.(input) ?? '', input, definition.url);
+  let scope: string;
+  try {
+    scope = definition.cache?.scope?.(input) ?? '';
+  } catch (error) {
+    throw asConfigError(error, definition.name, 'cache.scope');
+  }
+  return keys.keyOf(definition.name, scope, input, definition.url);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Clock } from './clock';
 import type { Reference } from './coalescer';
 import type { ExecutionState } from './context';
 import type { StitchDefinition } from './definition';
-import { isStitchError, reasonMessage, StitchError } from './errors';
+import { asConfigError, reasonMessage, StitchError } from './errors';
 import { safely } from './events';
 import { countFrom, emitTo, finishRun, hasStarted, nextRunId, type RunTally, StitchRun } from './run';
 
@@ -64,13 +64,6 @@ export const emptyTally = (): RunTally => ({
   source: 'live',
   idempotencyKey: undefined,
 });
-
-/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
-export function asConfigError(error: unknown, stitch: string): StitchError {
-  if (isStitchError(error)) return error;
-  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
-  return new StitchError({ kind: 'config', message, cause: error, stitch });
-}
 
 /**
  * Ends `run`, refused before anything was sent, with `error` as a `config` error: its events run

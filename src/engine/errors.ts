@@ -163,3 +163,10 @@ export function configError(stitchName: string | undefined, field: string, probl
     message: `${where}\`${field}\` ${problem}`,
   });
 }
+
+/** A failure before anything was sent, as the `config` error it is (a StitchError stays as it is). */
+export function asConfigError(error: unknown, stitch: string, field = 'input'): StitchError {
+  if (isStitchError(error)) return error;
+  const message = `stitch '${stitch}': the call could not be made: ${(error as Error)?.message ?? String(error)}`;
+  return new StitchError({ kind: 'config', field, message, cause: error, stitch });
+}

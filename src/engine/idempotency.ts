@@ -1,4 +1,4 @@
-import { configError } from './errors';
+import { asConfigError, configError } from './errors';
 
 /**
  * `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. A call under
@@ -71,7 +71,14 @@ export function idempotencyKeyFor<TInput>(
 ): string | undefined {
   if (callerKey !== undefined) return checkKey(callerKey, stitchName, 'idempotencyKey');
   if (!policy) return undefined;
-  return policy.keyOf ? checkKey(policy.keyOf(input), stitchName, 'idempotency.keyOf') : mintKey();
+  if (!policy.keyOf) return mintKey();
+  let key: string;
+  try {
+    key = policy.keyOf(input);
+  } catch (error) {
+    throw asConfigError(error, stitchName, 'idempotency.keyOf');
+  }
+  return checkKey(key, stitchName, 'idempotency.keyOf');
 }
 
 function checkKey(key: unknown, stitchName: string, field: string): string {

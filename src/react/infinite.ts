@@ -163,7 +163,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
 
   const inputFor = (param: TParam): TInput | undefined => {
     const { pageInput } = entry.policy;
-    if (typeof pageInput === 'function') return pageInput(input as TInput, param);
+    if (typeof pageInput === 'function')
+      return userCall('pageInput', () => pageInput(input as TInput, param));
     if (param === null || param === undefined) return input;
     return { ...input, query: { ...input?.query, [pageInput]: param } } as TInput;
   };
@@ -227,7 +228,9 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       pages.push(result.data);
       pageParams.push(param);
       if (pages.length >= count) break;
-      const next = entry.policy.getNextPageParam(result.data, pages, param, pageParams);
+      const next = userCall('getNextPageParam', () =>
+        entry.policy.getNextPageParam(result.data, pages, param, pageParams),
+      );
       if (next === null || next === undefined) break;
       param = next;
     }
@@ -241,13 +244,14 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     const current: PageFetch = { direction, controller: new AbortController(), refs };
     fetch = current;
     publish({ error: null, fetching: direction, started: snapshot.started + 1 });
-    // A page param function of the user's that throws ends the fetch as a `config` error.
-    run(current).catch((cause: unknown) => {
-      const message = `useStitchInfinite: a page param function threw: ${messageOf(cause)}`;
+    // A page param function of the user's that throws ends the fetch as a `config` error naming it.
+    run(current).catch((thrown: unknown) => {
+      const { field, cause } = thrown instanceof UserThrew ? thrown : { field: 'pageInput', cause: thrown };
+      const message = `useStitchInfinite: \`${field}\` threw: ${messageOf(cause)}`;
       finish(current, {
         ok: false,
         data: null,
-        error: new StitchError({ kind: 'config', message, cause, stitch: stitch.definition.name }),
+        error: new StitchError({ kind: 'config', field, message, cause, stitch: stitch.definition.name }),
       });
     });
   };
@@ -328,3 +332,20 @@ export function edgeParam<TData, TParam>(
 export type InfiniteEntry<TData, TInput extends StitchInput, TParam> = ReturnType<
   typeof createEntry<TData, TInput, TParam>
 >;
+
+/** What a page param function of the user's threw, and which one it was. */
+class UserThrew {
+  constructor(
+    readonly field: string,
+    readonly cause: unknown,
+  ) {}
+}
+
+/** Calls a page param function of the user's; a throw becomes a {@link UserThrew} naming it. */
+function userCall<T>(field: string, call: () => T): T {
+  try {
+    return call();
+  } catch (cause) {
+    throw new UserThrew(field, cause);
+  }
+}

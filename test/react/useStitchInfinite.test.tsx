@@ -150,6 +150,23 @@ describe('pages', () => {
   });
 });
 
+describe('a page input function that throws', () => {
+  it('is a config error naming pageInput, its cause intact, and nothing is sent', async () => {
+    const { vendor, wrapper } = await setupList();
+    const list = listStitch(vendor);
+    const thrown = new Error('no cursor field');
+    const { result } = renderList(list, wrapper, {
+      pageInput: () => {
+        throw thrown;
+      },
+    });
+    await act(flushMicrotasks);
+    expect(result.current.error).toMatchObject({ kind: 'config', field: 'pageInput' });
+    expect(result.current.error?.cause).toBe(thrown);
+    expect(vendor.requests()).toBe(0);
+  });
+});
+
 describe('letting go', () => {
   it('a re-key aborts the old key’s page request (the vendor hangs up) and never shows it', async () => {
     const { vendor, trace, wrapper, answer } = await setupList();

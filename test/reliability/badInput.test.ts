@@ -167,6 +167,40 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     );
   });
 
+  it('a function of the stitch that throws (cache.scope, idempotency.keyOf): a config error naming it', async () => {
+    const { vendor, engine } = await startScenario();
+    const thrown = new Error('no principal');
+    const scoped = stitch({
+      name: uniqueKey('scoped'),
+      url: vendor.url('/scoped'),
+      cache: {
+        ttl: 1_000,
+        scope: () => {
+          throw thrown;
+        },
+      },
+    });
+    const keyed = stitch({
+      name: uniqueKey('keyed'),
+      method: 'POST',
+      url: vendor.url('/keyed'),
+      idempotency: {
+        keyOf: () => {
+          throw thrown;
+        },
+      },
+    });
+    for (const [run, field] of [
+      [scoped(undefined, { engine }), 'cache.scope'],
+      [keyed({ body: {} }, { engine }), 'idempotency.keyOf'],
+    ] as const) {
+      const error = await rejection(run);
+      expect(error).toMatchObject({ kind: 'config', field, requests: 0 });
+      expect(error.cause).toBe(thrown);
+    }
+    expect(vendor.requests()).toBe(0);
+  });
+
   it('a validator that returns no result: kind invalid saying so, nothing sent; not a network failure', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 1 } }) });
     const broken = {
