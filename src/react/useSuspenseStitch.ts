@@ -41,6 +41,11 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   // no identity for it between renders, and the lease's pings find out whether it is still wanted).
   const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);
   const committed = useRef(false);
+  // The key of the last commit: what is on screen.
+  const shown = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    shown.current = key;
+  }, [key]);
 
   useEffect(() => {
     committed.current = true;
@@ -77,7 +82,12 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const previous = held.current;
   if (previous && (previous.key !== key || snapshot.data !== undefined)) {
     held.current = undefined;
-    dropHolder(engine, previous.key, previous.lease, held);
+    // A render of the key on screen while the lease is another key's may be React rendering the
+    // committed key again while a transition to that other key still suspends: the lease is only
+    // let go of here (a render that comes back for it renews it; else it goes within
+    // `abandonAfter`). Releasing it would send the transition's read again at its next try.
+    if (previous.key !== key && key === shown.current) previous.lease.holders.delete(held);
+    else dropHolder(engine, previous.key, previous.lease, held);
   }
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 

@@ -6,7 +6,7 @@
  * on the manual clock.
  */
 import { act, render, screen } from '@testing-library/react';
-import { Suspense } from 'react';
+import { Suspense, startTransition, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
 import type { ManualClock } from '../helpers/clock';
@@ -115,5 +115,33 @@ describe('the suspended read', () => {
       await flushMicrotasks();
     });
     expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+  });
+
+  it('a re-key in a transition that suspends keeps its one request through renders of the key on screen', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    let setId: (id: number) => void = () => {};
+    let tick: () => void = () => {};
+    function Ticking() {
+      const [id, setIdState] = useState(1);
+      const [, setTicks] = useState(0);
+      setId = (next) => startTransition(() => setIdState(next));
+      tick = () => setTicks((n) => n + 1);
+      return <Page getUser={getUser} id={id} />;
+    }
+    render(<Ticking />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    expect(screen.getByText('user One')).toBeTruthy();
+
+    await act(async () => setId(2));
+    await vendor.arrival(2);
+    // Urgent renders of the page (a clock ticking) while the transition still suspends.
+    for (let n = 0; n < 3; n++) await act(async () => tick());
+    expect(screen.getByText('user One')).toBeTruthy();
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+    await answer(2, { body: { id: 2, name: 'Two' } });
+    expect(screen.getByText('user Two')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
   });
 });
