@@ -18,7 +18,8 @@ export function toStitch<TData, TInput extends StitchInput>(
   const callable = (input?: TInput, options?: CallOptions): StitchRun<TData> => {
     let engine: StitchEngineLike;
     try {
-      engine = options?.engine ?? defaultEngine();
+      // Only an engine left out (or undefined) means the default one: `null` is not an engine.
+      engine = options?.engine === undefined ? defaultEngine() : options.engine;
       if (typeof engine?.call !== 'function')
         throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
     } catch (error) {

@@ -244,12 +244,14 @@ export function createEngine(options?: EngineOptions): Engine {
   };
 }
 
-let fallback: Engine | undefined;
+/** Where the default engine lives: one per process, whichever copy of the package (ESM, CJS) asks. */
+const DEFAULT_ENGINE = /* @__PURE__ */ Symbol.for('stitch-fetch.defaultEngine');
 
-/** The engine stitches run on when a call names none; created on first use. */
+/** The engine stitches run on when a call names none; created on first use, one per process. */
 export function defaultEngine(): Engine {
-  fallback ??= createEngine();
-  return fallback;
+  const holder = globalThis as { [DEFAULT_ENGINE]?: Engine };
+  holder[DEFAULT_ENGINE] ??= createEngine();
+  return holder[DEFAULT_ENGINE];
 }
 
 /** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */

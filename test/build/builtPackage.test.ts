@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -67,5 +68,11 @@ describe('the built package', () => {
       .getPreEmitDiagnostics(program)
       .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(problems).toEqual([]);
+  });
+
+  it('its ESM and CJS copies share one default engine per process', async () => {
+    const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
+    const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
+    expect(esm.defaultEngine()).toBe(cjs.defaultEngine());
   });
 });

@@ -150,6 +150,9 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     const read = charge(vendor);
     const notAnEngine = callSafely(() => read({ params: { id: 1 } }, { engine: {} as Engine }));
     expect(await rejection(notAnEngine)).toMatchObject({ kind: 'config', field: 'engine' });
+    // Nor is null: only an engine left out means the process's default one.
+    const nullEngine = callSafely(() => read({ params: { id: 1 } }, { engine: null as unknown as Engine }));
+    expect(await rejection(nullEngine)).toMatchObject({ kind: 'config', field: 'engine' });
     const hostile = Object.defineProperty({}, 'params', {
       get() {
         throw new Error('getter says no');
