@@ -8,6 +8,7 @@ import {
   type Stitch,
   type StitchConfig,
 } from './definition';
+import { configError } from './errors';
 import { normalizeIdempotency } from './idempotency';
 import { records } from './ledger';
 import type { StitchInput } from './request';
@@ -22,16 +23,36 @@ import { normalizeThrottle } from './throttle';
  */
 const objectsOrValues: PolicyForms = {
   retry: (value, method, name) =>
-    isPolicyValue(value, 'retry') ? value.resolve(name, method) : retryPair(value as never, method, name),
+    isPolicyValue(value, 'retry')
+      ? value.resolve(name, method)
+      : retryPair(options(value, 'retry', name), method, name),
   circuit: (value, method, name) =>
-    isPolicyValue(value, 'circuit') ? value.resolve(name, method) : normalizeCircuit(value as never, name),
+    isPolicyValue(value, 'circuit')
+      ? value.resolve(name, method)
+      : normalizeCircuit(options(value, 'circuit', name), name),
   throttle: (value, method, name) =>
-    isPolicyValue(value, 'throttle') ? value.resolve(name, method) : normalizeThrottle(value as never, name),
+    isPolicyValue(value, 'throttle')
+      ? value.resolve(name, method)
+      : normalizeThrottle(options(value, 'throttle', name), name),
   idempotency: (value, method, name) =>
     isPolicyValue(value, 'idempotency')
       ? value.resolve(name, method)
-      : { policy: normalizeIdempotency(value as never, name), records },
+      : { policy: normalizeIdempotency(options(value, 'idempotency', name), name), records },
 };
+
+/**
+ * `value` as the options of the `field` policy, unless it is another policy's value (`idempotency:
+ * retry(2)`): that is a `config` error, not options read wrong.
+ */
+function options(value: unknown, field: string, name: string): never {
+  const { policy, resolve } = (typeof value === 'object' && value !== null ? value : {}) as {
+    policy?: unknown;
+    resolve?: unknown;
+  };
+  if (typeof policy === 'string' && typeof resolve === 'function')
+    throw configError(name, field, `is a ${policy}(…) value, not a ${field}(…) one`);
+  return value as never;
+}
 
 /**
  * Turns an endpoint into a typed, resilient call. The config is validated now: a bad option

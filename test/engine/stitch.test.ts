@@ -4,6 +4,7 @@ import type { StitchConfig, StitchEngineLike } from '../../src/engine/definition
 import { isStitchError, type StitchError } from '../../src/engine/errors';
 import type { StitchRun } from '../../src/engine/run';
 import { stitch } from '../../src/engine/stitch';
+import { circuit, idempotency, retry, throttle } from '../../src/index';
 
 const URL_ = 'https://api.example.com/users/{id}';
 
@@ -91,6 +92,19 @@ describe('stitch(): config validation at definition time', () => {
     const error = configFailure(config);
     expect(error.field).toBe(field);
     expect(error.message).toContain(`\`${field}\``);
+  });
+
+  it('refuses a policy value of another kind, naming the field (idempotency: retry(2) is no key)', () => {
+    for (const [field, value] of [
+      ['idempotency', retry(2)],
+      ['retry', circuit()],
+      ['circuit', throttle({ concurrency: 1 })],
+      ['throttle', idempotency()],
+    ] as const) {
+      const error = configFailure(withOption({ method: 'POST', [field]: value }));
+      expect(error.field).toBe(field);
+      expect(error.message).toMatch(/is a \w+\(…\) value, not a \w+\(…\) one/);
+    }
   });
 
   it('takes throttle.concurrency Infinity, its documented default (no limit)', () => {
