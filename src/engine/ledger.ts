@@ -69,8 +69,9 @@ export function storeRecords(store: Store | LocalStore): Pick<SharedState, 'clai
 /** Creates the ledger over `shared`. Waiters in this process wake as soon as a key here settles. */
 export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Ledger {
   const waiters = new Map<string, Set<() => void>>();
-  // The keys calls of this process are sending under, and how many: a duplicate here waits for
-  // them however long they take (the claim's lease bounds only other processes' waits).
+  // The keys calls of this engine are sending under, and how many: a duplicate here waits for
+  // them however long they take (the claim's lease bounds the waits of other engines, here or in
+  // other processes).
   const sending = new Map<string, number>();
   const stopSending = (key: string) => {
     const left = (sending.get(key) ?? 1) - 1;
