@@ -66,7 +66,8 @@ export interface Engine extends StitchEngineLike {
    * so its late answer never replaces the written data; mounted readers show the written data
    * (one render per write) and no error. A function is always taken as an updater.
    * @returns the data now in the cache.
-   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached).
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), or for a
+   * definition a newer one of its name replaced (after a hot reload, as a call of it is refused).
    */
   setData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
@@ -75,7 +76,8 @@ export interface Engine extends StitchEngineLike {
   ): TData | undefined;
   /**
    * The cached data of a read for `input`, whatever its age; `undefined` without any.
-   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached).
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), or for a
+   * definition a newer one of its name replaced.
    */
   getData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
