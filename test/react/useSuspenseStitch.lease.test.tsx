@@ -36,6 +36,21 @@ function Page({ getUser, id }: { getUser: UserStitch; id: number }) {
   );
 }
 
+/** The page, re-keyed in a transition by `controls.setId`, and rendered again by `controls.tick`. */
+function Ticking({
+  getUser,
+  controls,
+}: {
+  getUser: UserStitch;
+  controls: { setId: (id: number) => void; tick: () => void };
+}) {
+  const [id, setId] = useState(1);
+  const [, setTicks] = useState(0);
+  controls.setId = (next) => startTransition(() => setId(next));
+  controls.tick = () => setTicks((n) => n + 1);
+  return <Page getUser={getUser} id={id} />;
+}
+
 describe('the suspended read', () => {
   it('slower than abandonAfter while React waits: one request, completed, shown', async () => {
     const { vendor, clock, wrapper, answer } = await setup();
@@ -120,24 +135,16 @@ describe('the suspended read', () => {
   it('a re-key in a transition that suspends keeps its one request through renders of the key on screen', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    let setId: (id: number) => void = () => {};
-    let tick: () => void = () => {};
-    function Ticking() {
-      const [id, setIdState] = useState(1);
-      const [, setTicks] = useState(0);
-      setId = (next) => startTransition(() => setIdState(next));
-      tick = () => setTicks((n) => n + 1);
-      return <Page getUser={getUser} id={id} />;
-    }
-    render(<Ticking />, { wrapper });
+    const controls = { setId: (_id: number) => {}, tick: () => {} };
+    render(<Ticking getUser={getUser} controls={controls} />, { wrapper });
     await vendor.arrival(1);
     await answer(1, { body: { id: 1, name: 'One' } });
     expect(screen.getByText('user One')).toBeTruthy();
 
-    await act(async () => setId(2));
+    await act(async () => controls.setId(2));
     await vendor.arrival(2);
     // Urgent renders of the page (a clock ticking) while the transition still suspends.
-    for (let n = 0; n < 3; n++) await act(async () => tick());
+    for (let n = 0; n < 3; n++) await act(async () => controls.tick());
     expect(screen.getByText('user One')).toBeTruthy();
     expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
     await answer(2, { body: { id: 2, name: 'Two' } });
