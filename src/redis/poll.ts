@@ -45,7 +45,8 @@ export interface Wanted {
  * Awaits the store's answer to a take (0: taken, else ms to wait), or the abort of `signal`,
  * whichever comes first. A caller who leaves first gives the take back at once, by its id, off
  * the call's path (nothing will be sent under it): the server applies that after the take and
- * before any later caller's, so the next call of a re-key finds the slot free.
+ * before any later caller's, so the next call of a re-key finds the slot free; and once more if
+ * the take lands granted after that.
  */
 async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> {
   const taking = wanted.take();
@@ -55,6 +56,11 @@ async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> 
   });
   try {
     return await raceAbort(taking, signal);
+  } catch (error) {
+    // And again once the take lands granted after all: a store that re-sends it (Redis after a
+    // NOSCRIPT) runs it after that first give-back.
+    if (signal.aborted) taking.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
+    throw error;
   } finally {
     leave();
   }

@@ -161,4 +161,30 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
     }
     expect(s.vendor.ledger.every((entry) => entry.query.get('next') === '1')).toBe(true);
   });
+
+  it('a caller who leaves while Redis re-sends its take (NOSCRIPT after a flush) leaks no slot', async () => {
+    await using s = await setup();
+    const pooled = stitch({
+      name: 'pooled',
+      url: s.vendor.url('/pooled'),
+      coalesce: false,
+      circuit: false,
+      retry: false,
+      throttle: { key: 'flushed', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+    });
+    // A restarted or failed-over Redis has no scripts: the take is sent again as EVAL.
+    await redis.send(['SCRIPT', 'FLUSH']);
+    const controller = new AbortController();
+    const left = pooled(undefined, { engine: s.engine, signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('superseded'));
+    expect((await left.safe()).error?.kind).toBe('aborted');
+    // Round trips on the store's connection, each after the last: the re-sent take and any give
+    // back after it land within a few.
+    let held = Number.NaN;
+    for (let trip = 0; trip < 8; trip++)
+      held = Number(await redis.send(['ZCARD', `${s.prefix}slots:flushed`]));
+    expect(held).toBe(0);
+    expect((await pooled(undefined, { engine: s.engine }).safe()).error?.message).toBeUndefined();
+  });
 });
