@@ -49,6 +49,17 @@ async function spentRate(s: Awaited<ReturnType<typeof setup>>, throttle: Throttl
   return on('limited', timeout);
 }
 
+/** A stitch on the vendor's `/pooled` under one shared concurrency slot of `key`, waiting for none. */
+const oneSharedSlot = (s: Awaited<ReturnType<typeof setup>>, key: string) =>
+  stitch({
+    name: 'pooled',
+    url: s.vendor.url('/pooled'),
+    coalesce: false,
+    circuit: false,
+    retry: false,
+    throttle: { key, concurrency: 1, maxWait: 0, shared: { concurrency: true } },
+  });
+
 /** Resolves at the run's first `queued` event. */
 async function queued(run: StitchRun<unknown>) {
   for await (const event of run.stream()) if (event.type === 'queued') return event;
@@ -136,14 +147,7 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
 
   it('a caller who leaves while its shared slot is being taken gives it back at once: the next call of the same tick gets it', async () => {
     await using s = await setup();
-    const pooled = stitch({
-      name: 'pooled',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      retry: false,
-      throttle: { key: 'pool', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
-    });
+    const pooled = oneSharedSlot(s, 'pool');
     // Whatever the microtask the take has reached when the caller leaves.
     for (let hops = 0; hops < 8; hops++) {
       const controller = new AbortController();
@@ -164,14 +168,7 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
 
   it('a caller who leaves while Redis re-sends its take (NOSCRIPT after a flush) leaks no slot', async () => {
     await using s = await setup();
-    const pooled = stitch({
-      name: 'pooled',
-      url: s.vendor.url('/pooled'),
-      coalesce: false,
-      circuit: false,
-      retry: false,
-      throttle: { key: 'flushed', concurrency: 1, maxWait: 0, shared: { concurrency: true } },
-    });
+    const pooled = oneSharedSlot(s, 'flushed');
     // A restarted or failed-over Redis has no scripts: the take is sent again as EVAL.
     await redis.send(['SCRIPT', 'FLUSH']);
     const controller = new AbortController();

@@ -15,7 +15,7 @@ import {
   type Store,
   stitch,
 } from '../../../src/index';
-import { createManualClock } from '../../helpers/clock';
+import { createManualClock, type ManualClock } from '../../helpers/clock';
 import { uniqueKey } from '../../helpers/keys';
 import { rejection, startScenario, until } from '../../helpers/runs';
 import type { Vendor } from '../../helpers/vendor';
@@ -240,6 +240,22 @@ describe('a caller abort is neutral to the breaker', () => {
   });
 });
 
+/**
+ * A search whose breaker opens on one failure: the vendor's first answer (a 503, scripted by the
+ * caller) opens it, and the cooldown then passes, so the next call is the half-open probe.
+ */
+async function halfOpen(vendor: Vendor, engine: Engine, clock: ManualClock) {
+  const search = stitch({
+    name: uniqueKey('search'),
+    url: vendor.url('/search'),
+    circuit: { failures: 1, cooldown: 1_000 },
+    retry: false,
+  });
+  expect((await rejection(search({ query: { q: 'a' } }, { engine }))).status).toBe(503);
+  await clock.advance(1_000);
+  return search;
+}
+
 describe('a caller who leaves hands back at once what it held', () => {
   // A re-key's next call comes in the same tick as the cancel: it must find the lease free, on the
   // engine's own store and on an async one (whose read may come before the release is written).
@@ -253,14 +269,7 @@ describe('a caller who leaves hands back at once what it held', () => {
       const store = makeStore(clock.now);
       const { vendor, engine } = await startScenario({ clock, engine: store ? { store } : {} });
       vendor.script({ status: 503 }, 'hold');
-      const search = stitch({
-        name: uniqueKey('search'),
-        url: vendor.url('/search'),
-        circuit: { failures: 1, cooldown: 1_000 },
-        retry: false,
-      });
-      expect((await rejection(search({ query: { q: 'a' } }, { engine }))).status).toBe(503);
-      await clock.advance(1_000);
+      const search = await halfOpen(vendor, engine, clock);
 
       const probe = search({ query: { q: 'ad' } }, { engine });
       await vendor.arrival(2);
@@ -283,14 +292,7 @@ describe('a caller who leaves hands back at once what it held', () => {
       engine: { store: createMemoryStore(clock.now) },
     });
     vendor.script({ status: 503 });
-    const search = stitch({
-      name: uniqueKey('search'),
-      url: vendor.url('/search'),
-      circuit: { failures: 1, cooldown: 1_000 },
-      retry: false,
-    });
-    expect((await rejection(search({ query: { q: 'a' } }, { engine }))).status).toBe(503);
-    await clock.advance(1_000);
+    const search = await halfOpen(vendor, engine, clock);
 
     const controller = new AbortController();
     const probe = search({ query: { q: 'ad' } }, { engine, signal: controller.signal });
