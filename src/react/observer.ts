@@ -20,7 +20,10 @@ export interface QueryControls {
   isFetching: boolean;
   /** Whether `data` is a placeholder shown while this key loads (`placeholderData`, `keepPrevious`). */
   isPlaceholder: boolean;
-  /** Fetches this key again, skipping the cache (this hook's previous reference is let go). */
+  /**
+   * Fetches this key again, skipping the cache (this hook's previous reference is let go). A
+   * request another reader of the key has in flight is joined, not sent twice.
+   */
   refetch(): void;
   /** Cancels this hook's request with `reason`; the hook then shows it as its error. */
   cancel(reason?: unknown): void;
@@ -163,7 +166,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     }
     let invalidated = engine.getSnapshot(key).invalidated;
     const onChange = () => {
-      const seen = engine.getSnapshot(key).invalidated;
+      const snapshot = engine.getSnapshot(key);
+      const seen = snapshot.invalidated;
       if (seen !== invalidated) {
         invalidated = seen;
         queueMicrotask(() => {
@@ -171,6 +175,9 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
         });
       }
       remember();
+      // A failure of the read this hook waits on shows once its run settles (a few microtasks
+      // later), with its error: shown now, a render would be neither fetching nor failed.
+      if (phase.type === 'fetching' && phase.key === key && !snapshot.fetching && snapshot.error) return;
       notify();
     };
     watched = { key, stop: engine.subscribe(key, onChange) };

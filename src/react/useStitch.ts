@@ -14,9 +14,10 @@ import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers'
 export interface UseStitchOptions<TData = unknown, TSelected = TData> extends RefetchTriggers {
   /**
    * An external signal (a route controller, say): its abort shows as this hook's error, reason
-   * intact. A new one for the same input takes over the request in flight (nothing is sent again,
-   * and the old one no longer counts) and leaves settled data as it is; after the old one
-   * aborted the read, the new one reads again.
+   * intact. A new one in place of another, for the same input, takes over the request in flight
+   * (nothing is sent again, and the old one no longer counts) and leaves settled data as it is;
+   * after the old one aborted the read, the new one reads again. A signal given to a hook that
+   * had none sends its read again, on that signal.
    */
   signal?: AbortSignal | undefined;
   /**

@@ -6,7 +6,7 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { useLayoutEffect, useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { type Stitch, type StitchInput, stitch } from '../../src/index';
 import { skipToken, useStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { answered, setup } from './harness';
@@ -65,5 +65,30 @@ describe('commits while typing', () => {
     expect(screen.getByTestId('shown').textContent).toBe(QUERY);
     expect(vendor.requests()).toBe(QUERY.length);
     expect(commits.count).toBe(QUERY.length + 1);
+  });
+});
+
+describe('commits of a failure', () => {
+  /** Records each committed result as `status/isFetching`. */
+  function Reader({ read, committed }: { read: Stitch<Hits, SearchInput>; committed: string[] }) {
+    const q = useStitch(read, { query: { q: 'ada' } });
+    useLayoutEffect(() => {
+      committed.push(`${q.status}/${q.isFetching}`);
+    });
+    return null;
+  }
+
+  it('a first load that fails goes from fetching to the error in one commit, never through pending and idle', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const read = stitch<Hits, SearchInput>({
+      name: uniqueKey('search'),
+      url: vendor.url('/search'),
+      retry: false,
+    });
+    const committed: string[] = [];
+    render(<Reader read={read} committed={committed} />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { status: 404, body: { error: 'none' } });
+    expect(committed).toEqual(['pending/true', 'error/false']);
   });
 });
