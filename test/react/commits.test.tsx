@@ -68,16 +68,16 @@ describe('commits while typing', () => {
   });
 });
 
-describe('commits of a failure', () => {
-  /** Records each committed result as `status/isFetching`. */
-  function Reader({ read, committed }: { read: Stitch<Hits, SearchInput>; committed: string[] }) {
-    const q = useStitch(read, { query: { q: 'ada' } });
-    useLayoutEffect(() => {
-      committed.push(`${q.status}/${q.isFetching}`);
-    });
-    return null;
-  }
+/** Records each committed result as `status/isFetching`. */
+function FailingReader({ read, committed }: { read: Stitch<Hits, SearchInput>; committed: string[] }) {
+  const q = useStitch(read, { query: { q: 'ada' } });
+  useLayoutEffect(() => {
+    committed.push(`${q.status}/${q.isFetching}`);
+  });
+  return null;
+}
 
+describe('commits of a failure', () => {
   it('a first load that fails goes from fetching to the error in one commit, never through pending and idle', async () => {
     const { vendor, wrapper, answer } = await setup();
     const read = stitch<Hits, SearchInput>({
@@ -86,7 +86,7 @@ describe('commits of a failure', () => {
       retry: false,
     });
     const committed: string[] = [];
-    render(<Reader read={read} committed={committed} />, { wrapper });
+    render(<FailingReader read={read} committed={committed} />, { wrapper });
     await vendor.arrival(1);
     await answer(1, { status: 404, body: { error: 'none' } });
     expect(committed).toEqual(['pending/true', 'error/false']);
