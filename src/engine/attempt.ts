@@ -10,8 +10,8 @@ import { isPending } from './maybe';
 import { dispatch } from './send';
 import type { Release, ThrottlePolicy, Throttles } from './throttle';
 
-const unthrottled: Release = () => {};
 const noop = () => {};
+const unthrottled: Release = noop;
 
 /**
  * A throttle slot, if the stitch has a throttle: at once when this process's throttle has one

@@ -157,9 +157,7 @@ export function createCall(deps: CallDeps) {
     const checked = checkInput(definition.name, definition.input, input);
     const proceed = (result: CheckedInput) => {
       if (result.ok) return start(run, tally, definition, input, result.value, options);
-      emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
-      finishRun(run, { ok: false, error: result.error }, tally);
-      return run;
+      return refuseRun(run, definition, shownUrl(definition.url), result.error, tally);
     };
     if (!(checked instanceof Promise)) return proceed(checked);
     let signal: AbortSignal | undefined;
@@ -247,9 +245,7 @@ export function createCall(deps: CallDeps) {
         }
       }
     } catch (error) {
-      emitTo(run, { type: 'start', method: definition.method, url: shownUrl(definition.url) });
-      finishRun(run, { ok: false, error: asConfigError(error, definition.name) }, tally);
-      return run;
+      return refuseRun(run, definition, shownUrl(definition.url), error, tally);
     }
     emitTo(run, { type: 'start', method: definition.method, url: shown });
     const { idempotencyKey } = tally;

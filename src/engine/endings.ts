@@ -66,8 +66,9 @@ export const emptyTally = (): RunTally => ({
 });
 
 /**
- * Ends `run`, refused before anything was sent, with `error` as a `config` error: its events run
- * from a `start` (logged here unless it was already) to `done`, as every run's do.
+ * Ends `run`, refused before anything was sent, with `error` (a `config` error unless it is a
+ * StitchError already, such as an input's `invalid`): its events run from a `start` (logged here
+ * unless it was already) to `done`, as every run's do.
  */
 export function refuseRun<TData>(
   run: StitchRun<TData>,

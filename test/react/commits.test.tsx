@@ -78,7 +78,7 @@ function FailingReader({ read, committed }: { read: Stitch<Hits, SearchInput>; c
 }
 
 describe('commits of a failure', () => {
-  it('a first load that fails goes from fetching to the error in one commit, never through pending and idle', async () => {
+  it('a first load that fails goes from fetching to the error in one commit, never through a render neither fetching nor failed', async () => {
     const { vendor, wrapper, answer } = await setup();
     const read = stitch<Hits, SearchInput>({
       name: uniqueKey('search'),
