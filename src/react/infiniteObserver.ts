@@ -9,7 +9,7 @@ import {
   joinEntry,
   type PagePolicy,
 } from './infinite';
-import { abortError, newSignalOnly, sameTarget, superseded, unmounted } from './observer';
+import { abortError, sameRead, sameTarget, superseded, unmounted } from './observer';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -109,9 +109,25 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     notify();
   };
 
-  /** Runs a fetch of this hook's entry, clearing its own cancellation first. */
+  /** This hook's signal has aborted: it lets go of the page fetch and shows the abort until a new signal. */
+  const abortOwn = (reason: unknown) => {
+    if (!entry || target?.key === undefined) return;
+    own = { key: target.key, error: abortError(target.stitch, reason) };
+    entry.release(holder, reason);
+  };
+
+  /**
+   * Runs a fetch of this hook's entry, clearing its own cancellation first. After its signal
+   * aborted, the hook holds no fetch: it shows that abort again, as `useStitch` does.
+   */
   const act = (fetch: (entry: Entry) => void) => () => {
-    if (!entry) return;
+    if (!entry || !target) return;
+    const { key, signal, stitch } = target;
+    if (signal?.aborted && key !== undefined) {
+      own = { key, error: abortError(stitch, signal.reason) };
+      notify();
+      return;
+    }
     own = undefined;
     fetch(entry);
     notify();
@@ -135,10 +151,18 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       if (entry) entry.policy = goal.policy;
       if (sameTarget(previous, goal) && (entry || own)) return;
       // The pages' fetches run on the entry's own signals: a new external signal only changes
-      // what this hook listens to.
-      if (entry && newSignalOnly(previous, goal)) {
+      // what this hook listens to, and the pages stay. One that has aborted shows as this hook's
+      // error; a live one after an abort of the old one holds the page fetch in flight again, or
+      // fetches the first page again when there is none.
+      if (entry && sameRead(previous, goal)) {
         offSignal();
         offSignal = listen(goal.signal);
+        if (goal.signal?.aborted) abortOwn(goal.signal.reason);
+        else if (previous?.signal?.aborted) {
+          own = undefined;
+          entry.join(holder);
+        }
+        notify();
         return;
       }
       leave(superseded());

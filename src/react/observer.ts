@@ -292,6 +292,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       watch(goal.key);
       remember();
       if (sameTarget(previous, goal) && phase.type !== 'idle') return;
+      // A live new signal for a read that settled without being aborted keeps it, whether or not
+      // the old one aborted since: that abort cancelled nothing.
+      if (
+        sameRead(previous, goal) &&
+        !goal.signal?.aborted &&
+        phase.type === 'settled' &&
+        phase.error?.kind !== 'aborted'
+      )
+        return;
       // A new signal changes nothing settled, and a request in flight (or a debounce) follows it
       // from now on; one started without a signal of its own is sent again on it.
       if (newSignalOnly(previous, goal)) {

@@ -463,6 +463,23 @@ describe('a new signal for the same read', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('changes nothing settled even after the old one aborted, which cancelled nothing', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const first = new AbortController();
+    const { result, rerender } = renderHook(
+      ({ signal }: { signal: AbortSignal }) => useStitch(getUser, { params: { id: 7 } }, { signal }),
+      { wrapper, initialProps: { signal: first.signal } },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    rerender({ signal: new AbortController().signal });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'success', data: ada, isFetching: false, error: null });
+    expect(vendor.requests()).toBe(1);
+  });
+
   /** A reader on `first` whose request is in flight when it is handed `second`. */
   async function handedOver() {
     const harness = await setup();

@@ -419,6 +419,25 @@ describe('cancellation the caller asked for', () => {
   });
 });
 
+describe('after its signal aborted', () => {
+  it('refetch() and fetchNext() send nothing and show that abort again, never a pending with nothing in flight', async () => {
+    const { vendor, wrapper } = await setupList();
+    const route = new AbortController();
+    const { result } = renderList(listStitch(vendor), wrapper, { signal: route.signal });
+    await vendor.arrival(1);
+    const reason = new Error('navigated away');
+    await actAtOnce(() => route.abort(reason));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    for (const ask of [() => result.current.refetch(), () => result.current.fetchNext()]) {
+      await actAtOnce(ask);
+      expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+      expect(result.current.error?.cause).toBe(reason);
+    }
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
 describe('a write to a page’s key', () => {
   it('while that page is fetched: the page is the data written, never an error for that abort', async () => {
     const { vendor, wrapper, engine } = await setupList();
@@ -445,16 +464,22 @@ describe('a write to a page’s key', () => {
   });
 });
 
+/** A hook on list 'a' with the first of two signals; `rerender({ signal })` hands it another. */
+async function onTwoSignals() {
+  const harness = await setupList();
+  const list = listStitch(harness.vendor);
+  const [first, second] = [new AbortController(), new AbortController()];
+  const hook = renderHook(
+    ({ signal }: { signal: AbortSignal }) =>
+      useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, signal }),
+    { wrapper: harness.wrapper, initialProps: { signal: first.signal } },
+  );
+  return { ...harness, ...hook, first, second };
+}
+
 describe('a new signal for the same list', () => {
   it('keeps the pages and the page in flight; an abort of the new one shows, of the old one not', async () => {
-    const { vendor, wrapper, answer } = await setupList();
-    const [first, second] = [new AbortController(), new AbortController()];
-    const list = listStitch(vendor);
-    const { result, rerender } = renderHook(
-      ({ signal }: { signal: AbortSignal }) =>
-        useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, signal }),
-      { wrapper, initialProps: { signal: first.signal } },
-    );
+    const { vendor, answer, first, second, result, rerender } = await onTwoSignals();
     await answer(1, { body: page(0, 2) });
     await loadNext(result, vendor, 2);
     rerender({ signal: second.signal });
@@ -468,6 +493,49 @@ describe('a new signal for the same list', () => {
     expect(result.current.error?.cause).toBe(reason);
     expect(result.current.data?.pages).toHaveLength(1);
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('after the old one aborted: the pages stay, and the page it cancelled is not asked for again', async () => {
+    const { vendor, answer, first, second, result, rerender } = await onTwoSignals();
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4) });
+    await loadNext(result, vendor, 3);
+    const reason = new Error('the old route');
+    await actAtOnce(() => first.abort(reason));
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true });
+    expect(result.current.error?.cause).toBe(reason);
+
+    await actAtOnce(() => rerender({ signal: second.signal }));
+    expect(result.current).toMatchObject({ status: 'success', error: null, isFetching: false });
+    expect(result.current.data?.pageParams).toEqual([0, 2]);
+    expect(vendor.requests()).toBe(3);
+    expect(await loadNext(result, vendor, 4)).toEqual({ list: 'a', cursor: '4' });
+  });
+
+  it('after the old one aborted the first page: the new one fetches it again', async () => {
+    const { vendor, answer, first, second, result, rerender } = await onTwoSignals();
+    await vendor.arrival(1);
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    await actAtOnce(() => rerender({ signal: second.signal }));
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'pending', error: null, isFetching: true });
+    await answer(2, { body: page(0, null) });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+  });
+
+  it('that has aborted already shows its abort and lets go of the page in flight', async () => {
+    const { vendor, answer, result, rerender } = await onTwoSignals();
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    const reason = new Error('aborted before it was handed over');
+    await actAtOnce(() => rerender({ signal: AbortSignal.abort(reason) }));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(result.current.data?.pages).toHaveLength(1);
   });
 
   it('one made per render (AbortSignal.timeout inline) neither loops nor drops the pages', async () => {
