@@ -101,17 +101,13 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
     () => observer.result(key, { placeholderData, initial, debounce, staleTime, ttl }),
     [observer, key, placeholderData, initial, debounce, staleTime, ttl],
   );
+  // Stable while `select` is, for the same reason as `read`: a new selector is a new snapshot getter.
+  const selector = useCallback((full: QueryResult<TData>) => project(full, select), [project, select]);
   // Called before the effects below on purpose: React hands the store its new `read` in a passive
   // effect of its own, and effects run in call order. Declared after them, a notification from
   // `observer.update` would reach React's previous `read` (the old key), whose different answer
   // costs a second commit.
-  const result = useSelectedStore(
-    observer.subscribe,
-    read,
-    read,
-    (full) => project(full, select),
-    sameResult,
-  );
+  const result = useSelectedStore(observer.subscribe, read, read, selector, sameResult);
 
   const { defaults, focus, online } = settings;
   const refetchOnFocus = options.refetchOnFocus ?? defaults.refetchOnFocus ?? false;
