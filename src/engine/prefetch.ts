@@ -16,7 +16,9 @@ export type PrefetchOptions = Pick<CallOptions, 'signal' | 'engine' | 'revalidat
  * loader's route was left) releases it like an unmounting reader, so the request is aborted and
  * its socket closed only when nobody else holds it. Lives in its own module, so an app that never
  * calls it does not ship it.
- * @returns a promise that never rejects: `{ ok: true, data }` once the data is cached, or
+ * @returns a promise that never rejects: `{ ok: true, data }` once the call succeeded (its data
+ * cached, unless an `invalidate` while it was in flight made that answer outdated: the next reader
+ * then fetches again), or
  * `{ ok: false, error }` when it failed, or was aborted (`error.kind === 'aborted'`, `cause`
  * the reason), or the stitch is a write (`kind: 'config'`, nothing sent).
  * @example
