@@ -93,6 +93,7 @@ export async function runAttempt<TData>(
         });
   let recording: Promise<void> | undefined;
   let result: AttemptResult<TData>;
+  let opened = false;
   try {
     advance(context, { type: 'wait', phase: 'before-dispatch' });
     if (definition.circuit) {
@@ -101,7 +102,10 @@ export async function runAttempt<TData>(
         key,
         definition.circuit,
         {
-          transition: (change) => context.emit({ type: 'circuit', ...change }),
+          transition: (change) => {
+            if (change.to === 'open') opened = true;
+            context.emit({ type: 'circuit', ...change });
+          },
           storeError: (error) =>
             context.emit({ type: 'store', operation: 'circuit', key, error: reasonMessage(error) }),
         },
@@ -140,5 +144,5 @@ export async function runAttempt<TData>(
     release(state.requests === sentBefore);
   }
   if (recording) await raceAbort(recording, total.signal).catch(() => {});
-  return result;
+  return opened && result.type === 'failure' ? { ...result, opened } : result;
 }

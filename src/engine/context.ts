@@ -114,7 +114,8 @@ export const left = (context: ExecutionContext<unknown>): boolean => context.lif
 /** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
 export type AttemptResult<TData> =
   | { type: 'success'; data: TData }
-  | { type: 'failure'; error: StitchError; retryAfter: number | undefined }
+  /** `opened`: recording this failure opened the breaker, so a retry would only be refused. */
+  | { type: 'failure'; error: StitchError; retryAfter: number | undefined; opened?: true }
   | { type: 'aborted' };
 
 /** Builds an error carrying the execution's counters at the moment it is made. */

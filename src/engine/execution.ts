@@ -35,12 +35,13 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
       if (left(context)) return { type: 'aborted' };
       if (result.type !== 'failure') return result;
       // This call's own failures opened the breaker: report what the vendor said, not 'circuit-open'.
-      // An open breaker is never retried, that answer included: each retry would only wait to be
-      // refused again (and spend the retry budget).
-      const opened = result.error.kind === 'circuit-open';
-      const error = opened && previous ? previous : result.error;
+      // An open breaker is never retried, that answer included, nor the failure that opened it:
+      // each retry would only wait to be refused (and spend the retry budget).
+      const refused = result.error.kind === 'circuit-open';
+      const error = refused && previous ? previous : result.error;
       previous = error;
-      if (opened || attempt >= retry.attempts || !isRetryable(error, retry)) return fail(context, error);
+      if (refused || result.opened || attempt >= retry.attempts || !isRetryable(error, retry))
+        return fail(context, error);
       const next = nextDelay({
         retry: attempt,
         policy: retry,
