@@ -68,7 +68,8 @@ describe('the built package', () => {
       .getPreEmitDiagnostics(program)
       .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(problems).toEqual([]);
-  });
+    // A whole program type-checked from scratch: seconds on a loaded machine.
+  }, 60_000);
 
   it('its ESM and CJS copies share one default engine per process', async () => {
     const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
