@@ -121,10 +121,10 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       const policy = stitch.definition.idempotency;
       const owned =
         policy !== undefined && policy.keyOf === undefined ? { idempotencyKey: intent.current } : {};
-      const { onMutate, onSettled } = lifecycle.current;
+      // Each step runs the callback of the latest render as of that step, not of the one that
+      // called mutate(): a component re-rendered meanwhile (another filter shown, say) gets its own.
       try {
         const data = await runMutation(stitch, input as InputArg<TInput>, {
-          ...lifecycle.current,
           ...owned,
           engine,
           signal: link.signal,
@@ -135,13 +135,21 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
             ? async (input, signal) => {
                 await before;
                 // No context: the rollback of a mutation cancelled meanwhile gets `undefined`.
-                return (signal?.aborted ? undefined : onMutate?.(input, signal)) as TContext;
+                return (
+                  signal?.aborted ? undefined : lifecycle.current.onMutate?.(input, signal)
+                ) as TContext;
               }
-            : onMutate,
+            : lifecycle.current.onMutate,
+          onSuccess: (...args) => lifecycle.current.onSuccess?.(...args),
+          onError: (...args) => lifecycle.current.onError?.(...args),
+          invalidates: (data, input) => {
+            const { invalidates = [] } = lifecycle.current;
+            return typeof invalidates === 'function' ? invalidates(data, input) : invalidates;
+          },
           // `onSettled` is the last step either way, rollback included: the end the next waits for.
           async onSettled(...args) {
             try {
-              await onSettled?.(...args);
+              await lifecycle.current.onSettled?.(...args);
             } finally {
               ended();
             }

@@ -327,6 +327,46 @@ describe('useStitchMutation lifecycle', () => {
   });
 });
 
+describe('useStitchMutation callbacks', () => {
+  it('are the latest render’s as each step runs, not those of the render that called mutate()', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const calls: string[] = [];
+    const lifecycle = (render: string) => ({
+      onSuccess: () => void calls.push(`onSuccess ${render}`),
+      onError: () => void calls.push(`onError ${render}`),
+      onSettled: () => void calls.push(`onSettled ${render}`),
+      invalidates: () => {
+        calls.push(`invalidates ${render}`);
+        return [getTodos];
+      },
+    });
+    const { result, rerender } = renderHook(
+      ({ render }: { render: string }) => useStitchMutation(addTodo, lifecycle(render)),
+      { wrapper, initialProps: { render: 'v1' } },
+    );
+    let sent: Promise<unknown> = Promise.resolve();
+    act(() => {
+      sent = result.current.mutateAsync({ body: { title: 'eggs' } }).catch(() => {});
+    });
+    await vendor.arrival(1);
+    rerender({ render: 'v2' });
+    await answer(1, { body: { id: 2, title: 'eggs' } });
+    await act(() => sent);
+    expect(calls).toEqual(['onSuccess v2', 'invalidates v2', 'onSettled v2']);
+
+    calls.length = 0;
+    act(() => {
+      sent = result.current.mutateAsync({ body: { title: 'jam' } }).catch(() => {});
+    });
+    await vendor.arrival(2);
+    rerender({ render: 'v3' });
+    await answer(2, { status: 500, body: { error: 'boom' } });
+    await act(() => sent);
+    expect(calls).toEqual(['onError v3', 'onSettled v3']);
+  });
+});
+
 describe('prefetch with mounted readers', () => {
   it('a reader that mounts while a prefetch is in flight shares its request', async () => {
     const { vendor, engine, wrapper, answer } = await setup();
