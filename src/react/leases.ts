@@ -123,9 +123,15 @@ export function openLease(
   return lease;
 }
 
-/** A render came back for the lease: it is still wanted. */
-export function renewLease(lease: Lease): void {
-  (lease as LeaseState).awaiting = false;
+/**
+ * A render came back for the lease: it is still wanted, on the signal that render passed (a
+ * component handed a new signal while suspended: the old one no longer counts, the new one does)
+ * and the scope the lease started under (whose reset ends it, whatever scope renders now).
+ */
+export function renewLease(lease: Lease, signal: AbortSignal | undefined): void {
+  const state = lease as LeaseState;
+  state.awaiting = false;
+  state.link.follow(signal, state.scope);
 }
 
 /**

@@ -118,7 +118,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       abandonAfter: options.abandonAfter ?? 30_000,
       start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
-  } else renewLease(lease);
+  } else renewLease(lease, options.signal);
   if (committed.current) {
     lease.holders.add(held);
     held.current = { key, lease };

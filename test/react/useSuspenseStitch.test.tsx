@@ -125,6 +125,32 @@ describe('useSuspenseStitch', () => {
     expect((caught[0] as StitchError).cause).toBe(reason);
   });
 
+  it('a new signal handed while suspended takes over: the old one no longer counts, the new one aborts', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const [first, second] = [new AbortController(), new AbortController()];
+    const page = (signal: AbortSignal) => (
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <Profile getUser={getUser} signal={signal} />
+        </Suspense>
+      </Boundary>
+    );
+    const { rerender } = render(page(first.signal), { wrapper });
+    await vendor.arrival(1);
+    await actAtOnce(() => rerender(page(second.signal)));
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    expect(screen.getByText('loading')).toBeTruthy();
+    expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
+
+    const reason = new Error('the new route');
+    await actAtOnce(() => second.abort(reason));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(screen.getByText('failed: aborted')).toBeTruthy();
+    expect((caught[0] as StitchError).cause).toBe(reason);
+    expect(vendor.requests()).toBe(1);
+  });
+
   it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
