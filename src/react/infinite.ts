@@ -149,6 +149,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
 ) {
   const holders = new Set<EntryHolder>();
   let fetch: PageFetch | undefined;
+  // A refetch (an invalidation) came while no holder could hold it: the next live one starts it.
+  let owed = false;
   let snapshot: EntrySnapshot<TData, TParam> = {
     data: undefined,
     error: null,
@@ -271,7 +273,9 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     join(holder: EntryHolder) {
       holders.add(holder);
       if (fetch && holder.live()) fetch.refs.add(holder);
-      if (!fetch && !snapshot.data) start('first', (current) => chain(current, false));
+      if (fetch) return;
+      if (owed) entry.refetch();
+      else if (!snapshot.data) start('first', (current) => chain(current, false));
     },
     /** `holder` re-keyed or unmounted: it lets go of the fetch, and the last holder drops the entry. */
     leave(holder: EntryHolder, reason: unknown) {
@@ -301,6 +305,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       fetch = undefined;
       current?.controller.abort(refetching());
       start('refetch', (next) => chain(next, true));
+      owed = !fetch;
       if (current && !fetch) publish({ fetching: undefined });
     },
   };

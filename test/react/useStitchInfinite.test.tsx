@@ -474,7 +474,7 @@ async function onTwoSignals() {
       useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, signal }),
     { wrapper: harness.wrapper, initialProps: { signal: first.signal } },
   );
-  return { ...harness, ...hook, first, second };
+  return { ...harness, ...hook, list, first, second };
 }
 
 describe('a new signal for the same list', () => {
@@ -524,6 +524,19 @@ describe('a new signal for the same list', () => {
     expect(result.current).toMatchObject({ status: 'pending', error: null, isFetching: true });
     await answer(2, { body: page(0, null) });
     expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+  });
+
+  it('after the old one aborted, refetches the pages an invalidation hit meanwhile', async () => {
+    const { vendor, engine, answer, list, first, second, result, rerender } = await onTwoSignals();
+    await answer(1, { body: page(0, null) });
+    await actAtOnce(() => first.abort(new Error('the old route')));
+    await actAtOnce(() => engine.invalidate(list));
+    expect(vendor.requests()).toBe(1);
+
+    await actAtOnce(() => rerender({ signal: second.signal }));
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    await answer(2, { body: page(0, null) });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false, error: null });
   });
 
   it('that has aborted already shows its abort and lets go of the page in flight', async () => {
