@@ -1,6 +1,7 @@
 /**
  * `npm run bench:instructions`: CPU instructions per call of each in-process arm (bare stub fetch,
- * cockatiel, TanStack Query, Stitch's pipeline, no policies, cache hit, coalesced joiner), counted
+ * cockatiel, TanStack Query, Stitch's pipeline, no policies, cache hit, coalesced joiner), and per
+ * component of a fan-in (1,000 components on one key, Stitch and TanStack Query), counted
  * by valgrind's callgrind, which must be installed. Builds dist/, bundles bench/callgrind with
  * dist/ in place of src/ (bench/lib/bundle.mjs), then runs bench/callgrind/main.ts, which writes
  * bench/results/instructions.json and the section at the end of bench/RESULTS.md.
@@ -16,6 +17,8 @@ buildDist('bench:instructions');
 const outdir = await bundle('stitch-bench-callgrind', {
   main: 'bench/callgrind/main.ts',
   arm: 'bench/callgrind/arm.ts',
+  faninArm: 'bench/callgrind/faninArm.ts',
+  dom: 'bench/lib/dom.ts',
 });
 const main = spawnSync(process.execPath, [join(outdir, 'main.mjs')], {
   cwd: root,

@@ -25,7 +25,8 @@ export const ARM_NAMES = [
   'cacheHit',
   'joiner',
 ] as const;
-export type ArmName = (typeof ARM_NAMES)[number];
+/** The in-process arms (bench/callgrind/arm.ts runs them). */
+export type StubArmName = (typeof ARM_NAMES)[number];
 
 export interface Arm {
   label: string;
@@ -54,7 +55,7 @@ const single = (label: string, setup: Arm['setup']): Arm => ({
   setup,
 });
 
-export const ARMS: Record<ArmName, Arm> = {
+export const ARMS: Record<StubArmName, Arm> = {
   bare: single('bare stub fetch + res.json()', async () => bareCall(STUB_ORIGIN, stubFetch)),
   cockatiel: single('cockatiel wrap(timeout, retry, circuitBreaker, bulkhead) + stub fetch', async () =>
     cockatielCall(STUB_ORIGIN, stubFetch),

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:instructions` (started by bench/instructions.mjs, which builds dist/ and bundles
- * this file and arm.ts): counts each arm's instructions per call under callgrind, one arm at a
+ * this file, arm.ts and faninArm.ts): counts each arm's instructions per call under callgrind, one arm at a
  * time, each in a `node` process of its own; prints the tables, writes
  * bench/results/instructions.json and puts the section at the end of bench/RESULTS.md.
  */
@@ -8,9 +8,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARM_NAMES, ARMS, type ArmName } from './arms';
+import { ARM_NAMES, ARMS } from './arms';
+import { FANIN_ARM_NAMES, FANIN_ARMS } from './faninArms';
 import {
   type ArmCount,
+  type ArmName,
   type InstructionCounts,
   instructionSection,
   instructionTables,
@@ -48,7 +50,12 @@ function totalOf(file: string): number {
 
 /** Runs one arm under callgrind; the instructions between its two markers. */
 function count(name: ArmName, scratch: string): ArmCount {
-  const arm = ARMS[name];
+  const fanin = name in FANIN_ARMS;
+  const arm = fanin ? FANIN_ARMS[name as keyof typeof FANIN_ARMS] : ARMS[name as keyof typeof ARMS];
+  // The fan-in arms render React, which needs the DOM before it loads.
+  const entry = fanin
+    ? ['--import', join(outdir, 'dom.mjs'), join(outdir, 'faninArm.mjs')]
+    : [join(outdir, 'arm.mjs')];
   const out = join(scratch, `${name}.out`);
   const started = performance.now();
   const child = spawnSync(
@@ -62,7 +69,7 @@ function count(name: ArmName, scratch: string): ArmCount {
       ...NODE_FLAGS,
       // For the arm to start counting on a collected heap.
       '--expose-gc',
-      join(outdir, 'arm.mjs'),
+      ...entry,
       name,
     ],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
@@ -99,7 +106,7 @@ try {
 const scratch = mkdtempSync(join(tmpdir(), 'stitch-callgrind-'));
 let arms: ArmCount[];
 try {
-  arms = ARM_NAMES.map((name) => count(name, scratch));
+  arms = [...ARM_NAMES, ...FANIN_ARM_NAMES].map((name) => count(name, scratch));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
