@@ -1,4 +1,5 @@
-import type { QueryResult } from './observer';
+import { StitchError } from '../index';
+import { messageOf, type QueryResult } from './observer';
 
 /** Whether two results show the same: a component re-renders only when this is false. */
 export const sameResult = <TData>(a: QueryResult<TData>, b: QueryResult<TData>): boolean =>
@@ -11,14 +12,33 @@ export const sameResult = <TData>(a: QueryResult<TData>, b: QueryResult<TData>):
 
 /**
  * Projects a result's data through `select` (the result as is without one), calling `select`
- * again only for new data or a new `select`.
+ * again only for new data or a new `select`. A `select` that throws makes the result an error
+ * (`kind: 'config'`, `field: 'select'`, what it threw as `cause`), not a crash of the component.
  */
 export function createSelector<TData, TSelected>() {
-  let last: { data: TData; select: (data: TData) => TSelected; selected: TSelected } | undefined;
-  return (result: QueryResult<TData>, select: ((data: TData) => TSelected) | undefined) => {
+  let last:
+    | { data: TData; select: (data: TData) => TSelected; selected?: TSelected; error?: StitchError }
+    | undefined;
+  return (
+    result: QueryResult<TData>,
+    select: ((data: TData) => TSelected) | undefined,
+    stitch: string,
+  ): QueryResult<TSelected> => {
     const { data } = result;
     if (!select || data === undefined) return result as unknown as QueryResult<TSelected>;
-    if (last?.data !== data || last.select !== select) last = { data, select, selected: select(data) };
+    if (last?.data !== data || last.select !== select) {
+      try {
+        last = { data, select, selected: select(data) };
+      } catch (cause) {
+        const message = `useStitch: \`select\` threw: ${messageOf(cause)}`;
+        last = {
+          data,
+          select,
+          error: new StitchError({ kind: 'config', field: 'select', message, cause, stitch }),
+        };
+      }
+    }
+    if (last.error) return { ...result, status: 'error', data: undefined, error: last.error };
     // The status, error and flags are the result's own, so the union's pairing holds.
     return { ...result, data: last.selected } as QueryResult<TSelected>;
   };

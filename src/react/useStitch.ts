@@ -34,7 +34,9 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
   /**
    * Projects the data: the hook returns `select(data)` as its `data`, and the component re-renders
    * only when that value (by `Object.is`), the status, the error or a flag changes. `select` runs
-   * again only for new data or a new `select`; return a primitive or a memoized object.
+   * again only for new data or a new `select`; return a primitive or a memoized object. One
+   * that throws shows as `status: 'error'` (`kind: 'config'`, `field: 'select'`, `cause` what it
+   * threw), as TanStack Query does, rather than reaching an error boundary.
    */
   select?: ((data: TData) => TSelected) | undefined;
   /**
@@ -102,7 +104,11 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
     [observer, key, placeholderData, initial, debounce, staleTime, ttl],
   );
   // Stable while `select` is, for the same reason as `read`: a new selector is a new snapshot getter.
-  const selector = useCallback((full: QueryResult<TData>) => project(full, select), [project, select]);
+  const { name } = stitch.definition;
+  const selector = useCallback(
+    (full: QueryResult<TData>) => project(full, select, name),
+    [project, select, name],
+  );
   // Called before the effects below on purpose: React hands the store its new `read` in a passive
   // effect of its own, and effects run in call order. Declared after them, a notification from
   // `observer.update` would reach React's previous `read` (the old key), whose different answer

@@ -74,6 +74,30 @@ describe('select', () => {
   });
 });
 
+describe('a select that throws', () => {
+  it('shows as the hook’s error, what it threw as cause, and recovers with data it accepts', async () => {
+    const { vendor, wrapper, answer, engine } = await setup();
+    const getUser = userStitch(vendor);
+    const thrown = new Error('no name');
+    const nameOf = (user: User) => {
+      if (user.name === '') throw thrown;
+      return user.name;
+    };
+    const { result } = renderHook(() => useStitch(getUser, input, { select: nameOf }), { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { ...ada, name: '' } });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: undefined,
+      error: { kind: 'config', field: 'select' },
+    });
+    expect(result.current.error?.cause).toBe(thrown);
+
+    await actAtOnce(() => engine.setData(getUser, input, ada));
+    expect(result.current).toMatchObject({ status: 'success', data: 'Ada', error: null });
+  });
+});
+
 describe('initialData', () => {
   it('fresh for staleTime: shown at the first render, stored in the cache, no request', async () => {
     const { vendor, engine, trace, clock, wrapper } = await setup();
