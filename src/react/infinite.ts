@@ -249,12 +249,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     // A page param function of the user's that throws ends the fetch as a `config` error naming it.
     run(current).catch((thrown: unknown) => {
       const { field, cause } = thrown instanceof UserThrew ? thrown : { field: 'pageInput', cause: thrown };
-      const message = `useStitchInfinite: \`${field}\` threw: ${messageOf(cause)}`;
-      finish(current, {
-        ok: false,
-        data: null,
-        error: new StitchError({ kind: 'config', field, message, cause, stitch: stitch.definition.name }),
-      });
+      finish(current, { ok: false, data: null, error: userError(stitch.definition.name, field, cause) });
     });
   };
 
@@ -289,7 +284,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     extend(atStart: boolean) {
       const { data } = snapshot;
       if (fetch || !data) return;
-      const param = edgeParam(entry.policy, data, atStart);
+      // One that throws shows as the holders' error already (see `edgeParam`): nothing to fetch.
+      const param = attempt(() => edgeParam(entry.policy, data, atStart));
       if (param === undefined) return;
       start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
     },
@@ -331,6 +327,21 @@ export function edgeParam<TData, TParam>(
         pageParams,
       );
   return param ?? undefined;
+}
+
+/** `call()`, or `undefined` if it throws. */
+function attempt<T>(call: () => T): T | undefined {
+  try {
+    return call();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error a page param function of the user's that threw shows as: `config`, naming it. */
+export function userError(stitch: string, field: string, cause: unknown): StitchError {
+  const message = `useStitchInfinite: \`${field}\` threw: ${messageOf(cause)}`;
+  return new StitchError({ kind: 'config', field, message, cause, stitch });
 }
 
 /** The shared state of one infinite key, as `joinEntry` gives it. */

@@ -8,6 +8,7 @@ import {
   type InfiniteEntry,
   joinEntry,
   type PagePolicy,
+  userError,
 } from './infinite';
 import { abortError, sameRead, sameTarget, superseded, unmounted } from './observer';
 
@@ -82,6 +83,43 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   let mounted = false;
   const listeners = new Set<() => void>();
   let last: InfiniteResult<TData, TParam> | undefined;
+
+  let edges:
+    | {
+        data: unknown;
+        next: unknown;
+        previous: unknown;
+        hasNext: boolean;
+        hasPrevious: boolean;
+        error: StitchError | null;
+      }
+    | undefined;
+  /**
+   * Whether the pages have a next and a previous one, once per pages and page param functions. One
+   * of those that throws shows as this hook's error (`config`, naming it), not a crash of the
+   * render; the same error object while nothing changed, so the result stays the same too.
+   */
+  const edgesOf = (
+    stitch: string,
+    policy: PagePolicy<TData, TInput, TParam>,
+    data: InfiniteData<TData, TParam>,
+  ) => {
+    const { getNextPageParam: next, getPreviousPageParam: previous } = policy;
+    if (edges?.data === data && edges.next === next && edges.previous === previous) return edges;
+    let error: StitchError | null = null;
+    const ask = (field: string, atStart: boolean) => {
+      try {
+        return edgeParam(policy, data, atStart) !== undefined;
+      } catch (cause) {
+        error ??= userError(stitch, field, cause);
+        return false;
+      }
+    };
+    const hasNext = ask('getNextPageParam', false);
+    const hasPrevious = ask('getPreviousPageParam', true);
+    edges = { data, next, previous, hasNext, hasPrevious, error };
+    return edges;
+  };
 
   const notify = () => {
     for (const listener of [...listeners]) listener();
@@ -203,6 +241,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
 
     /** The result for `key` as rendered now; the previous object when nothing changed. */
     result(
+      stitch: string,
       key: string | undefined,
       policy: PagePolicy<TData, TInput, TParam>,
       scope: AbortSignal | undefined,
@@ -214,15 +253,16 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       const data = snapshot?.data as InfiniteData<TData, TParam> | undefined;
       const cancelled = own?.key === key ? own : undefined;
       const mine = cancelled?.started === undefined || cancelled.started === snapshot?.started;
-      const error = (mine ? cancelled?.error : undefined) ?? snapshot?.error ?? null;
+      const edges = data === undefined ? undefined : edgesOf(stitch, policy, data);
+      const error = (mine ? cancelled?.error : undefined) ?? snapshot?.error ?? edges?.error ?? null;
       const fetching = snapshot?.fetching;
       const status = key === undefined ? 'idle' : error ? 'error' : data ? 'success' : 'pending';
       // A key nobody holds yet is fetched by the commit that joins it (not on an aborted scope):
       // say so already.
       const joining = key !== undefined && !shown && !error && !scope?.aborted;
       const isFetching = fetching !== undefined || joining;
-      const hasNext = data !== undefined && edgeParam(policy, data, false) !== undefined;
-      const hasPrevious = data !== undefined && edgeParam(policy, data, true) !== undefined;
+      const hasNext = edges?.hasNext ?? false;
+      const hasPrevious = edges?.hasPrevious ?? false;
       const next = {
         status,
         data,

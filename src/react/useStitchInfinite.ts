@@ -44,7 +44,7 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   const key = idle ? undefined : engine.keyOf(stitch, value);
   const { signal } = options;
 
-  const read = () => observer.result(key, options, scope);
+  const read = () => observer.result(stitch.definition.name, key, options, scope);
   const result = useSyncExternalStore(observer.subscribe, read, read);
 
   useEffect(() => {

@@ -167,6 +167,29 @@ describe('a page input function that throws', () => {
   });
 });
 
+describe('a page param function that throws', () => {
+  it('is a config error naming it, the pages kept, and fetchNext() sends nothing', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const thrown = new Error('no next field');
+    const { result } = renderList(listStitch(vendor), wrapper, {
+      getNextPageParam: (last) => {
+        if (last.next === 2) throw thrown;
+        return last.next;
+      },
+    });
+    await answer(1, { body: page(0, 2) });
+    expect(result.current).toMatchObject({
+      status: 'error',
+      hasNext: false,
+      error: { kind: 'config', field: 'getNextPageParam' },
+    });
+    expect(result.current.error?.cause).toBe(thrown);
+    expect(result.current.data?.pages).toEqual([page(0, 2)]);
+    await actAtOnce(() => result.current.fetchNext());
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
 describe('letting go', () => {
   it('a re-key aborts the old key’s page request (the vendor hangs up) and never shows it', async () => {
     const { vendor, trace, wrapper, answer } = await setupList();
