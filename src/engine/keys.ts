@@ -123,6 +123,15 @@ export function createKeys(secret: ReadonlySet<string>) {
   };
 }
 
+/** A query name as the vendor reads it (`api%5Fkey` and `api+key` are `api_key` and `api key`). */
+function queryName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return raw;
+  }
+}
+
 /**
  * The `{param}` placeholders of `template`'s query that fill the value of a parameter whose name
  * (lower-cased) is in `secret`.
@@ -134,7 +143,7 @@ function paramsInQuery(template: string, secret: ReadonlySet<string>): ReadonlyS
   const query = template.slice(start + 1).split('#')[0] ?? '';
   for (const pair of query.split('&')) {
     const equals = pair.indexOf('=');
-    if (equals < 0 || !secret.has(pair.slice(0, equals).toLowerCase())) continue;
+    if (equals < 0 || !secret.has(queryName(pair.slice(0, equals)).toLowerCase())) continue;
     for (const name of placeholders(pair.slice(equals + 1))) found.add(name);
   }
   return found;

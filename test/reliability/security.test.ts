@@ -238,6 +238,9 @@ describe('secrets never leave the engine', () => {
     expect(JSON.stringify(engine.dehydrate())).not.toContain(token);
     // Another principal's token is another key.
     expect(engine.keyOf(search, { params: { key: 'sk-someone-else', q: 'ada' } })).not.toBe(key);
+    // A name percent-encoded in the template is the same name to the vendor.
+    const encoded = stitch({ name: uniqueKey('search'), url: vendor.url('/search?api%5Fkey={key}&q={q}') });
+    expect(engine.keyOf(encoded, input)).not.toContain(token);
   });
 
   it('a network failure’s error and cause name no secret', async () => {
