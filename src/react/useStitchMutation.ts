@@ -59,9 +59,10 @@ interface InFlight {
 /**
  * Runs a write with one idempotency key per user intent. After an ambiguous failure (the user
  * cancelled after the request left, say), sending the same intent again reuses the key, so the
- * vendor sees a duplicate, not a second charge; success or `reset()` starts a new intent. The
- * enclosing `StitchScope` aborts a write in flight when it resets; unmounting alone does not,
- * since a write that may have left should be let finish.
+ * vendor sees a duplicate, not a second charge; success or `reset()` starts a new intent (call it
+ * before sending a changed body: a vendor answers a reused key with the first write's outcome,
+ * or refuses it). The enclosing `StitchScope` aborts a write in flight when it resets;
+ * unmounting alone does not, since a write that may have left should be let finish.
  *
  * `options` is the lifecycle `mutate` runs (`onMutate`, `onSuccess`, `onError`, `onSettled`,
  * `invalidates`; the latest render's callbacks are used). A cancelled mutation (`cancel(reason)`,
