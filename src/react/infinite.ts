@@ -284,7 +284,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     extend(atStart: boolean) {
       const { data } = snapshot;
       if (fetch || !data) return;
-      // One that throws shows as the holders' error already (see `edgeParam`): nothing to fetch.
+      // One that throws shows as each holder's error already (the observer's `edgesOf`): nothing to fetch.
       const param = attempt(() => edgeParam(entry.policy, data, atStart));
       if (param === undefined) return;
       start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
