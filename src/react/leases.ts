@@ -123,15 +123,28 @@ export function openLease(
   return lease;
 }
 
+/** A render came back for the lease: it is still wanted. */
+export function renewLease(lease: Lease): void {
+  (lease as LeaseState).awaiting = false;
+}
+
+const signalIds = new WeakMap<AbortSignal, number>();
+let lastSignalId = 0;
+
 /**
- * A render came back for the lease: it is still wanted, on the signal that render passed (a
- * component handed a new signal while suspended: the old one no longer counts, the new one does)
- * and the scope the lease started under (whose reset ends it, whatever scope renders now).
+ * Where the lease of a read of `key` on `signal` is kept: one per key and signal. Readers of a key
+ * with different signals (one with none) are each a reference on the engine's request, so one's
+ * abort reaches its own boundary and leaves the others' read going; a reader handed a new signal
+ * takes a lease on it, and the old one's abort no longer counts.
  */
-export function renewLease(lease: Lease, signal: AbortSignal | undefined): void {
-  const state = lease as LeaseState;
-  state.awaiting = false;
-  state.link.follow(signal, state.scope);
+export function leaseId(key: string, signal: AbortSignal | undefined): string {
+  if (!signal) return key;
+  let id = signalIds.get(signal);
+  if (id === undefined) {
+    id = ++lastSignalId;
+    signalIds.set(signal, id);
+  }
+  return `${key}\u0000${id}`;
 }
 
 /**

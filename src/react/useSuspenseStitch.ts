@@ -2,13 +2,17 @@ import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { follow } from './follow';
-import { dropHolder, type Lease, leasesOf, openLease, renewLease } from './leases';
+import { dropHolder, type Lease, leaseId, leasesOf, openLease, renewLease } from './leases';
 import { unmounted } from './observer';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
-  /** Aborts the suspended request (its error then reaches the error boundary). */
+  /**
+   * Aborts this component's suspended read: its error reaches this component's error boundary,
+   * while other readers of the key keep theirs (the request is aborted, its socket closed, when
+   * none holds it). A new one in its place takes over: the old one's abort no longer counts.
+   */
   signal?: AbortSignal | undefined;
   /**
    * React never says when it abandons a suspended render (its boundary unmounted, say). Every
@@ -39,7 +43,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const snapshot = useSyncExternalStore(subscribe, read, read);
   // The lease this component waits on, kept only once it has committed (before that, React keeps
   // no identity for it between renders, and the lease's pings find out whether it is still wanted).
-  const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);
+  const held = useRef<{ key: string; id: string; lease: Lease } | undefined>(undefined);
   const committed = useRef(false);
   // The key of the last commit: what is on screen.
   const shown = useRef<string | undefined>(undefined);
@@ -56,7 +60,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
         const current = held.current;
         if (committed.current || !current) return;
         held.current = undefined;
-        dropHolder(engine, current.key, current.lease, held);
+        dropHolder(engine, current.id, current.lease, held);
       });
     };
   }, [engine]);
@@ -87,12 +91,13 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     // let go of here (a render that comes back for it renews it; else it goes within
     // `abandonAfter`). Releasing it would send the transition's read again at its next try.
     if (previous.key !== key && key === shown.current) previous.lease.holders.delete(held);
-    else dropHolder(engine, previous.key, previous.lease, held);
+    else dropHolder(engine, previous.id, previous.lease, held);
   }
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 
   const byKey = leasesOf(engine);
-  let lease = byKey.get(key);
+  const id = leaseId(key, options.signal);
+  let lease = byKey.get(id);
   const outcome = lease?.settled;
   if (lease && outcome) {
     const spent = lease;
@@ -103,25 +108,28 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       // Kept until React's own synchronous retry of this failed render has seen it too: a retry
       // that found no lease would send the request again instead of reaching the error boundary.
       queueMicrotask(() => {
-        if (byKey.get(key) === spent) byKey.delete(key);
+        if (byKey.get(id) === spent) byKey.delete(id);
       });
       throw outcome.error;
     }
-    byKey.delete(key);
+    byKey.delete(id);
   }
   if (!lease || lease.settled) {
     const link = follow(options.signal, scope);
-    lease = openLease(engine, key, {
+    lease = openLease(engine, id, {
       stitch: stitch.definition.name,
       scope,
       link,
       abandonAfter: options.abandonAfter ?? 30_000,
       start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
-  } else renewLease(lease, options.signal);
+  } else renewLease(lease);
   if (committed.current) {
+    // A new signal for the same key: the lease on the old one is let go.
+    const before = held.current;
+    if (before && before.lease !== lease) dropHolder(engine, before.id, before.lease, held);
     lease.holders.add(held);
-    held.current = { key, lease };
+    held.current = { key, id, lease };
   }
   throw lease.wake;
 }

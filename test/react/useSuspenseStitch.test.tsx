@@ -151,6 +151,36 @@ describe('useSuspenseStitch', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it.each([
+    ['the reader without a signal', false],
+    ['the reader with the signal', true],
+  ])(
+    'two readers of a key, %s rendered last: an abort of one’s signal reaches its own boundary only, the other keeps the read',
+    async (_, signalLast) => {
+      const { vendor, wrapper, answer } = await setup();
+      const getUser = userStitch(vendor);
+      const route = new AbortController();
+      const reader = (name: string, signal?: AbortSignal) => (
+        <Boundary key={name}>
+          <Suspense fallback={<p>loading</p>}>
+            <Profile getUser={getUser} signal={signal} />
+          </Suspense>
+        </Boundary>
+      );
+      const [plain, routed] = [reader('plain'), reader('routed', route.signal)];
+      render(<>{signalLast ? [plain, routed] : [routed, plain]}</>, { wrapper });
+      await vendor.arrival(1);
+      const reason = new Error('the route was left');
+      await actAtOnce(() => route.abort(reason));
+      expect(screen.getByText('failed: aborted')).toBeTruthy();
+      expect((caught[0] as StitchError).cause).toBe(reason);
+      expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
+      await answer(1, { body: ada });
+      expect(screen.getByText('user Ada')).toBeTruthy();
+      expect(vendor.requests()).toBe(1);
+    },
+  );
+
   it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
