@@ -258,6 +258,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     const current = fetch;
     if (!current?.refs.delete(holder) || current.refs.size > 0) return;
     fetch = undefined;
+    // A refetch (an invalidation's) cut short is still owed to the pages.
+    if (current.direction === 'refetch') owed = true;
     current.controller.abort(reason);
     publish({ fetching: undefined });
   };

@@ -562,6 +562,21 @@ describe('a new signal for the same list', () => {
     expect(result.current).toMatchObject({ status: 'success', isFetching: false, error: null });
   });
 
+  it('after the old one aborted an invalidation’s refetch: the new one refetches the pages', async () => {
+    const { vendor, engine, answer, list, first, second, result, rerender } = await onTwoSignals();
+    await answer(1, { body: page(0, null) });
+    await actAtOnce(() => engine.invalidate(list));
+    await vendor.arrival(2);
+    await actAtOnce(() => first.abort(new Error('the tab was hidden')));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+
+    await actAtOnce(() => rerender({ signal: second.signal }));
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    await answer(3, { body: page(0, null) });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false, error: null });
+    expect(vendor.requests()).toBe(3);
+  });
+
   it('that has aborted already shows its abort and lets go of the page in flight', async () => {
     const { vendor, answer, result, rerender } = await onTwoSignals();
     await answer(1, { body: page(0, 2) });
