@@ -1,4 +1,4 @@
-import type { Engine, SafeResult } from '../index';
+import { type Engine, isAbortError, type SafeResult } from '../index';
 import type { Follower } from './follow';
 
 /**
@@ -145,6 +145,20 @@ export function leaseId(key: string, signal: AbortSignal | undefined): string {
     signalIds.set(signal, id);
   }
   return `${key}\u0000${id}`;
+}
+
+/**
+ * The lease of a read of `key` on another signal that failed other than by an abort, and where it
+ * is kept: that failure is the key's, for a read on any signal (one made per render would
+ * otherwise send the request again at every render of the failure).
+ */
+export function failedRead(engine: Engine, key: string): [string, Lease] | undefined {
+  for (const entry of leasesOf(engine)) {
+    const [id, lease] = entry;
+    const failed = lease.settled?.ok === false && !isAbortError(lease.settled.error);
+    if (failed && (id === key || id.startsWith(`${key}\u0000`))) return entry;
+  }
+  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { follow } from './follow';
-import { dropHolder, type Lease, leaseId, leasesOf, openLease, renewLease } from './leases';
+import { dropHolder, failedRead, type Lease, leaseId, leasesOf, openLease, renewLease } from './leases';
 import { unmounted } from './observer';
 import { useEngine } from './provider';
 
@@ -96,8 +96,10 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 
   const byKey = leasesOf(engine);
-  const id = leaseId(key, options.signal);
-  let lease = byKey.get(id);
+  const own = leaseId(key, options.signal);
+  // This read's lease, or a failure of the key's read on another signal.
+  const [id, found] = byKey.has(own) ? [own, byKey.get(own)] : (failedRead(engine, key) ?? [own, undefined]);
+  let lease = found;
   const outcome = lease?.settled;
   if (lease && outcome) {
     const spent = lease;
@@ -116,7 +118,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
   if (!lease || lease.settled) {
     const link = follow(options.signal, scope);
-    lease = openLease(engine, id, {
+    lease = openLease(engine, own, {
       stitch: stitch.definition.name,
       scope,
       link,
@@ -129,7 +131,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     const before = held.current;
     if (before && before.lease !== lease) dropHolder(engine, before.id, before.lease, held);
     lease.holders.add(held);
-    held.current = { key, id, lease };
+    held.current = { key, id: own, lease };
   }
   throw lease.wake;
 }

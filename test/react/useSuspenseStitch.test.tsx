@@ -46,6 +46,12 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
   return <p>{`user ${data.name}`}</p>;
 }
 
+/** The profile with a signal made at every render. */
+function TimedProfile({ getUser }: { getUser: UserStitch }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id: 7 } }, { signal: AbortSignal.timeout(60_000) });
+  return <p>{`user ${data.name}`}</p>;
+}
+
 /** The profile under a scope keyed by `path`, inside a boundary and a Suspense fallback. */
 function Routed({ getUser, path }: { getUser: UserStitch; path: string }) {
   return (
@@ -180,6 +186,24 @@ describe('useSuspenseStitch', () => {
       expect(vendor.requests()).toBe(1);
     },
   );
+
+  it('a signal made per render (AbortSignal.timeout inline): a failure reaches the boundary once, sent once', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <TimedProfile getUser={getUser} />
+        </Suspense>
+      </Boundary>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await answer(1, { status: 500, body: { error: 'boom' } });
+    await act(flushMicrotasks);
+    expect(screen.getByText('failed: http')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+  });
 
   it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
     const { vendor, wrapper, answer } = await setup();
