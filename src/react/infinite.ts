@@ -270,7 +270,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     join(holder: EntryHolder) {
       holders.add(holder);
       if (fetch && holder.live()) fetch.refs.add(holder);
-      if (fetch) return;
+      // Only a live holder starts a fetch: one whose signal has aborted must not send for others.
+      if (fetch || !holder.live()) return;
       if (owed) entry.refetch();
       else if (!snapshot.data) start('first', (current) => chain(current, false));
     },
@@ -282,10 +283,17 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     },
     /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
     release,
-    /** Fetches the page after the last (or before the first); a no-op while a fetch runs or without one. */
+    /**
+     * Fetches the page after the last (or before the first); a no-op while a fetch runs or without
+     * one. With no pages yet (the first one cancelled, say), fetches the first, as TanStack Query does.
+     */
     extend(atStart: boolean) {
       const { data } = snapshot;
-      if (fetch || !data) return;
+      if (fetch) return;
+      if (!data) {
+        start('first', (current) => chain(current, false));
+        return;
+      }
       // One that throws shows as each holder's error already (the observer's `edgesOf`): nothing to fetch.
       const param = attempt(() => edgeParam(entry.policy, data, atStart));
       if (param === undefined) return;

@@ -24,9 +24,15 @@ export interface InfiniteControls {
   hasNext: boolean;
   /** Whether `getPreviousPageParam` gives a param for the first page. */
   hasPrevious: boolean;
-  /** Fetches the page after the last one; a no-op while a page fetch runs or when there is none. */
+  /**
+   * Fetches the page after the last one; a no-op while a page fetch runs or when there is none.
+   * With no pages yet (the first one cancelled), fetches the first.
+   */
   fetchNext(): void;
-  /** Fetches the page before the first one; a no-op while a page fetch runs or when there is none. */
+  /**
+   * Fetches the page before the first one; a no-op while a page fetch runs or when there is none.
+   * With no pages yet, fetches the first.
+   */
   fetchPrevious(): void;
   /**
    * Fetches every page again in order, skipping the cache, each from the param the refreshed page
@@ -126,9 +132,18 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   };
   const holder: EntryHolder = { notify, live: () => !target?.signal?.aborted };
 
-  /** Shows an abort of `signal` as this hook's error, cancelling its page fetch in flight. */
+  /**
+   * Shows an abort of `signal` that cancels this hook's page fetch in flight as its error, until a
+   * new signal: no later fetch of its key (another holder's) is this hook's while it has aborted.
+   */
   const listen = (signal: AbortSignal | undefined) =>
-    signal ? onAbort(signal, () => cancel(signal.reason)) : () => {};
+    signal
+      ? onAbort(signal, () => {
+          if (!entry?.snapshot().fetching) return;
+          abortOwn(signal.reason);
+          notify();
+        })
+      : () => {};
   let offSignal = () => {};
 
   const leave = (reason: unknown) => {
@@ -205,8 +220,9 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       }
       leave(superseded());
       const { key, signal, scope } = goal;
-      if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
-      else if (key !== undefined && !scope?.aborted) {
+      // A hook whose signal has aborted holds no page fetch, but follows its key's entry (its
+      // fetches for other holders, their end) as a holder like any other.
+      if (key !== undefined && !scope?.aborted) {
         entry = joinEntry(engine, key, goal, holder);
         offSignal = listen(signal);
         // A scope's abort (a route change) lets go without showing, like a re-key; nothing is in
@@ -222,6 +238,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
           offScope();
         };
       }
+      if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
       notify();
     },
 

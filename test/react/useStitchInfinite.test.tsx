@@ -461,6 +461,61 @@ describe('after its signal aborted', () => {
   });
 });
 
+describe('a hook whose signal aborted, beside other readers of its key', () => {
+  it('keeps its abort through another reader’s fetch of the key, and is never left pending with nothing in flight', async () => {
+    const { vendor, wrapper } = await setupList();
+    const list = listStitch(vendor);
+    const route = new AbortController();
+    const { result } = renderList(list, wrapper, { signal: route.signal });
+    await vendor.arrival(1);
+    const reason = new Error('the route was left');
+    await actAtOnce(() => route.abort(reason));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    const other = renderList(list, wrapper);
+    await vendor.arrival(2);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: true });
+    other.unmount();
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(reason);
+  });
+
+  it('mounted on an aborted signal: follows another reader’s fetch to its end, and sends nothing itself', async () => {
+    const { vendor, wrapper } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper, { signal: AbortSignal.abort(new Error('gone')) });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(vendor.requests()).toBe(0);
+
+    const other = renderList(list, wrapper);
+    await vendor.arrival(1);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: true });
+    other.unmount();
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
+describe('fetchNext() with no pages yet', () => {
+  it('after a cancel of the first page: fetches the first page again', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const { result } = renderList(listStitch(vendor), wrapper);
+    await vendor.arrival(1);
+    await actAtOnce(() => result.current.cancel(new Error('not now')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+
+    expect(await loadNext(result, vendor, 2)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'pending', isFetching: true, error: null });
+    await answer(2, { body: page(0, null) });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+  });
+});
+
 describe('a write to a page’s key', () => {
   it('while that page is fetched: the page is the data written, never an error for that abort', async () => {
     const { vendor, wrapper, engine } = await setupList();
