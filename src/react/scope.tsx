@@ -45,11 +45,16 @@ export function StitchScope({ resetKey, children }: StitchScopeProps) {
     return () => {
       detach();
       current.mounted = false;
-      // Deferred, so StrictMode's simulated unmount and remount keep the scope alive.
+      // A reset aborts at once: React runs this before the effects that start the subtree's hooks
+      // on the new scope, so none of them joins a request of the old one (with two readers of a
+      // key, the first to restart would join the second's old request and keep it going).
+      if (state.current !== current) {
+        controller.abort(new DOMException('The scope was reset', 'AbortError'));
+        return;
+      }
+      // An unmount is deferred, so StrictMode's simulated unmount and remount keep the scope alive.
       queueMicrotask(() => {
-        if (current.mounted) return;
-        const reason = state.current === current ? 'The scope unmounted' : 'The scope was reset';
-        controller.abort(new DOMException(reason, 'AbortError'));
+        if (!current.mounted) controller.abort(new DOMException('The scope unmounted', 'AbortError'));
       });
     };
   }, [current, parent]);

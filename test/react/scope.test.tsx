@@ -131,6 +131,28 @@ describe('a reset aborts only its own subtree', () => {
     expect(vendor.requests()).toBe(3);
   });
 
+  it('two hooks inside reading one key: its request is hung up and sent once on the new scope', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const page = (path: string) => (
+      <StitchScope resetKey={path}>
+        <Reader getUser={getUser} id={1} shown={shown} />
+        <Reader getUser={getUser} id={1} />
+      </StitchScope>
+    );
+    const { rerender } = render(page('/a'), { wrapper });
+    await vendor.arrival(1);
+
+    await actAtOnce(() => rerender(page('/b')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 1, name: 'Ada' } });
+    expect(shown.last).toMatchObject({ status: 'success', data: { id: 1, name: 'Ada' } });
+    expect(shown.renders.map((q) => q.status)).not.toContain('error');
+    expect(vendor.requests()).toBe(2);
+  });
+
   it("work started in an event handler with useStitchScope()'s signal is aborted on reset", async () => {
     const { vendor, engine, wrapper } = await setup();
     const charge = chargeStitch(vendor);
