@@ -1,5 +1,5 @@
-import { type Engine, isAbortError, type SafeResult } from '../index';
-import type { Follower } from './follow';
+import type { Engine, SafeResult } from '../index';
+import { type Follower, onAbort } from './follow';
 
 /**
  * One suspended read, shared by every render that suspends on its key. React gives no sign when
@@ -24,11 +24,16 @@ export interface Lease {
 }
 
 interface LeaseState extends Lease {
+  /** Follows the scope only: the readers' own signals are {@link LeaseState.signals}. */
   readonly link: Follower;
   /** A ping went out and no render has come back since. */
   awaiting: boolean;
   wakeUp: () => void;
   cancelTimer: () => void;
+  /** The signals renders passed, each followed until the lease settles. */
+  readonly signals: Map<AbortSignal, () => void>;
+  /** A render passed no signal: no reader's abort can end the read, only its abandonment. */
+  unsignalled: boolean;
 }
 
 const registry = new WeakMap<Engine, Map<string, LeaseState>>();
@@ -95,6 +100,8 @@ export function openLease(
     awaiting: false,
     wakeUp: () => {},
     cancelTimer: () => {},
+    signals: new Map(),
+    unsignalled: false,
   };
   freshWake(lease);
   const tick = () => {
@@ -110,6 +117,13 @@ export function openLease(
     lease.settled = settled;
     lease.cancelTimer();
     lease.link.dispose();
+    for (const off of lease.signals.values()) off();
+    lease.signals.clear();
+    // A failure no render comes to see (its boundary went away) is not kept past a period: a
+    // later reader of the key reads it again.
+    if (!settled.ok && byKey.get(key) === lease) {
+      lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
+    }
     lease.wakeUp();
   });
   // A new read of a stitch may be a component that moved off another key before any of its
@@ -123,42 +137,41 @@ export function openLease(
   return lease;
 }
 
-/** A render came back for the lease: it is still wanted. */
-export function renewLease(lease: Lease): void {
-  (lease as LeaseState).awaiting = false;
+/**
+ * A render came back for the lease: it is still wanted, by a reader on `signal`. The read is one
+ * for all its readers: it ends when every signal they passed has aborted (at once, with the last
+ * one's reason), never while a reader passed none. A reader whose own signal aborted re-renders
+ * and shows that abort alone (see `useSuspenseStitch`).
+ */
+export function renewLease(lease: Lease, signal: AbortSignal | undefined): void {
+  const state = lease as LeaseState;
+  state.awaiting = false;
+  if (!signal) {
+    state.unsignalled = true;
+    return;
+  }
+  if (state.signals.has(signal) || state.settled) return;
+  state.signals.set(
+    signal,
+    onAbort(signal, (reason) => {
+      const everyone = !state.unsignalled && [...state.signals.keys()].every((asked) => asked.aborted);
+      if (!everyone) {
+        // The reader on it renders again, and shows its abort.
+        ping(state);
+        return;
+      }
+      // Kept once settled, as a failure is: a reader on a signal made per render sees this abort.
+      state.cancelTimer();
+      state.link.abort(reason);
+    }),
+  );
 }
 
-const signalIds = new WeakMap<AbortSignal, number>();
-let lastSignalId = 0;
-
-/**
- * Where the lease of a read of `key` on `signal` is kept: one per key and signal. Readers of a key
- * with different signals (one with none) are each a reference on the engine's request, so one's
- * abort reaches its own boundary and leaves the others' read going; a reader handed a new signal
- * takes a lease on it, and the old one's abort no longer counts.
- */
-export function leaseId(key: string, signal: AbortSignal | undefined): string {
-  if (!signal) return key;
-  let id = signalIds.get(signal);
-  if (id === undefined) {
-    id = ++lastSignalId;
-    signalIds.set(signal, id);
-  }
-  return `${key}\u0000${id}`;
-}
-
-/**
- * The lease of a read of `key` on another signal that failed other than by an abort, and where it
- * is kept: that failure is the key's, for a read on any signal (one made per render would
- * otherwise send the request again at every render of the failure).
- */
-export function failedRead(engine: Engine, key: string): [string, Lease] | undefined {
-  for (const entry of leasesOf(engine)) {
-    const [id, lease] = entry;
-    const failed = lease.settled?.ok === false && !isAbortError(lease.settled.error);
-    if (failed && (id === key || id.startsWith(`${key}\u0000`))) return entry;
-  }
-  return undefined;
+/** Forgets a settled lease now: its failure has been shown, or nobody came to see it. */
+export function forget(engine: Engine, key: string, lease: Lease): void {
+  const byKey = leasesOf(engine);
+  if (byKey.get(key) === lease) byKey.delete(key);
+  (lease as LeaseState).cancelTimer();
 }
 
 /**

@@ -2,16 +2,17 @@ import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { follow } from './follow';
-import { dropHolder, failedRead, type Lease, leaseId, leasesOf, openLease, renewLease } from './leases';
-import { unmounted } from './observer';
+import { dropHolder, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
+import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
   /**
    * Aborts this component's suspended read: its error reaches this component's error boundary,
-   * while other readers of the key keep theirs (the request is aborted, its socket closed, when
-   * none holds it). A new one in its place takes over: the old one's abort no longer counts.
+   * while other readers of the key keep theirs (the request is aborted, its socket closed, once
+   * every reader's signal has aborted; never while a reader passed none). A new one in its place
+   * counts from its first render.
    */
   signal?: AbortSignal | undefined;
   /**
@@ -43,7 +44,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const snapshot = useSyncExternalStore(subscribe, read, read);
   // The lease this component waits on, kept only once it has committed (before that, React keeps
   // no identity for it between renders, and the lease's pings find out whether it is still wanted).
-  const held = useRef<{ key: string; id: string; lease: Lease } | undefined>(undefined);
+  const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);
   const committed = useRef(false);
   // The key of the last commit: what is on screen.
   const shown = useRef<string | undefined>(undefined);
@@ -60,7 +61,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
         const current = held.current;
         if (committed.current || !current) return;
         held.current = undefined;
-        dropHolder(engine, current.id, current.lease, held);
+        dropHolder(engine, current.key, current.lease, held);
       });
     };
   }, [engine]);
@@ -91,15 +92,14 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     // let go of here (a render that comes back for it renews it; else it goes within
     // `abandonAfter`). Releasing it would send the transition's read again at its next try.
     if (previous.key !== key && key === shown.current) previous.lease.holders.delete(held);
-    else dropHolder(engine, previous.id, previous.lease, held);
+    else dropHolder(engine, previous.key, previous.lease, held);
   }
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 
+  // This reader's own abort is its own error, whoever else reads the key.
+  if (options.signal?.aborted) throw abortError(stitch, options.signal.reason);
   const byKey = leasesOf(engine);
-  const own = leaseId(key, options.signal);
-  // This read's lease, or a failure of the key's read on another signal.
-  const [id, found] = byKey.has(own) ? [own, byKey.get(own)] : (failedRead(engine, key) ?? [own, undefined]);
-  let lease = found;
+  let lease = byKey.get(key);
   const outcome = lease?.settled;
   if (lease && outcome) {
     const spent = lease;
@@ -109,29 +109,25 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     if (!outcome.ok && !reset) {
       // Kept until React's own synchronous retry of this failed render has seen it too: a retry
       // that found no lease would send the request again instead of reaching the error boundary.
-      queueMicrotask(() => {
-        if (byKey.get(id) === spent) byKey.delete(id);
-      });
+      queueMicrotask(() => forget(engine, key, spent));
       throw outcome.error;
     }
-    byKey.delete(id);
+    forget(engine, key, spent);
   }
   if (!lease || lease.settled) {
-    const link = follow(options.signal, scope);
-    lease = openLease(engine, own, {
+    const link = follow(scope);
+    lease = openLease(engine, key, {
       stitch: stitch.definition.name,
       scope,
       link,
       abandonAfter: options.abandonAfter ?? 30_000,
       start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
-  } else renewLease(lease);
+  }
+  renewLease(lease, options.signal);
   if (committed.current) {
-    // A new signal for the same key: the lease on the old one is let go.
-    const before = held.current;
-    if (before && before.lease !== lease) dropHolder(engine, before.id, before.lease, held);
     lease.holders.add(held);
-    held.current = { key, id: own, lease };
+    held.current = { key, lease };
   }
   throw lease.wake;
 }

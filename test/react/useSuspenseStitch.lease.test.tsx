@@ -7,9 +7,10 @@
  */
 import { act, render, screen } from '@testing-library/react';
 import { Suspense, startTransition, useState } from 'react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
 import type { ManualClock } from '../helpers/clock';
+import { Boundary } from './boundary';
 import { flushMicrotasks, setup } from './harness';
 import { type UserStitch, userStitch } from './users';
 
@@ -50,6 +51,22 @@ function Ticking({
   controls.tick = () => setTicks((n) => n + 1);
   return <Page getUser={getUser} id={id} />;
 }
+
+/** The profile on a signal made at every render; `made` receives each render's controller. */
+function PerRender({ getUser, made }: { getUser: UserStitch; made: AbortController[] }) {
+  const controller = new AbortController();
+  made.push(controller);
+  const { data } = useSuspenseStitch(
+    getUser,
+    { params: { id: 7 } },
+    { abandonAfter: ABANDON_AFTER, signal: controller.signal },
+  );
+  return <p>{`user ${data.name}`}</p>;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('the suspended read', () => {
   it('slower than abandonAfter while React waits: one request, completed, shown', async () => {
@@ -150,5 +167,49 @@ describe('the suspended read', () => {
     await answer(2, { body: { id: 2, name: 'Two' } });
     expect(screen.getByText('user Two')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('on a signal made per render: a few renders, one request; their aborts reach the boundary once', async () => {
+    // React reports the error the boundary catches on the console; the test asserts on the boundary.
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { vendor, clock, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const made: AbortController[] = [];
+    render(
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <PerRender getUser={getUser} made={made} />
+        </Suspense>
+      </Boundary>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await onePeriod(clock);
+    // A render per ping, never a loop of them.
+    expect(made.length).toBeLessThanOrEqual(6);
+    const reason = new Error('timed out');
+    await act(async () => {
+      for (const controller of [...made]) controller.abort(reason);
+      await flushMicrotasks();
+    });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(screen.getByText('failed: aborted')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('a failure nobody came to see (its boundary unmounted) is let go: a later reader reads again', async () => {
+    const { vendor, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const first = render(<Page getUser={getUser} id={7} />, { wrapper });
+    await vendor.arrival(1);
+    first.unmount();
+    await answer(1, { status: 500, body: { error: 'boom' } });
+    await onePeriod(clock);
+    expect(clock.pending()).toBe(0);
+
+    render(<Page getUser={getUser} id={7} />, { wrapper });
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 7, name: 'Ada' } });
+    expect(screen.getByText('user Ada')).toBeTruthy();
   });
 });

@@ -4,35 +4,16 @@
  * (its socket closed) when the enclosing `StitchScope` resets or `signal` aborts.
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
-import { Component, type ReactNode, Suspense } from 'react';
+import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isStitchError, type StitchError } from '../../src/index';
+import type { StitchError } from '../../src/index';
 import { StitchScope, useSuspenseStitch } from '../../src/react/index';
+import { Boundary, caught } from './boundary';
 import { actAtOnce, flushMicrotasks, renderStrict, setup } from './harness';
 import { ada, type UserStitch, userStitch } from './users';
 
-/** Shows the error it caught, by kind. */
-class Boundary extends Component<{ children: ReactNode }, { error: unknown }> {
-  override state: { error: unknown } = { error: null };
-  static getDerivedStateFromError(error: unknown) {
-    return { error };
-  }
-  override render() {
-    const { error } = this.state;
-    if (error === null) return this.props.children;
-    caught.push(error);
-    return (
-      <button type="button" onClick={() => this.setState({ error: null })}>
-        {isStitchError(error) ? `failed: ${error.kind}` : 'failed'}
-      </button>
-    );
-  }
-}
-
-let caught: unknown[] = [];
-
 beforeEach(() => {
-  caught = [];
+  caught.length = 0;
   // React reports every error a boundary catches on the console; the tests assert on the boundary.
   vi.spyOn(console, 'error').mockImplementation(() => {});
 });
