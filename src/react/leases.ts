@@ -141,9 +141,9 @@ export function openLease(
  * A render came back for the lease: it is still wanted, by a reader on `signal`. The read is one
  * for all its readers: it ends when every signal they passed has aborted (at once, with the last
  * one's reason), never while a reader passed none. A reader whose own signal aborted re-renders
- * and shows that abort alone (see `useSuspenseStitch`).
+ * and shows that abort alone (see `useSuspenseStitch`); one on a live signal reads again.
  */
-export function renewLease(lease: Lease, signal: AbortSignal | undefined): void {
+export function renewLease(engine: Engine, key: string, lease: Lease, signal: AbortSignal | undefined): void {
   const state = lease as LeaseState;
   state.awaiting = false;
   if (!signal) {
@@ -160,9 +160,9 @@ export function renewLease(lease: Lease, signal: AbortSignal | undefined): void 
         ping(state);
         return;
       }
-      // Kept once settled, as a failure is: a reader on a signal made per render sees this abort.
-      state.cancelTimer();
-      state.link.abort(reason);
+      // Forgotten at once: each reader shows its own abort, and a reader on a live signal (a
+      // boundary reset with a new one, a later mount) reads again.
+      release(engine, key, state, reason);
     }),
   );
 }

@@ -124,7 +124,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
   }
-  renewLease(lease, options.signal);
+  renewLease(engine, key, lease, options.signal);
   if (committed.current) {
     lease.holders.add(held);
     held.current = { key, lease };

@@ -27,6 +27,17 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
   return <p>{`user ${data.name}`}</p>;
 }
 
+/** The profile inside a boundary and a Suspense fallback. */
+function Guarded({ getUser, signal }: { getUser: UserStitch; signal?: AbortSignal }) {
+  return (
+    <Boundary>
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} signal={signal} />
+      </Suspense>
+    </Boundary>
+  );
+}
+
 /** The profile with a signal made at every render. */
 function TimedProfile({ getUser }: { getUser: UserStitch }) {
   const { data } = useSuspenseStitch(getUser, { params: { id: 7 } }, { signal: AbortSignal.timeout(60_000) });
@@ -116,13 +127,7 @@ describe('useSuspenseStitch', () => {
     const { vendor, wrapper } = await setup();
     const getUser = userStitch(vendor);
     const [first, second] = [new AbortController(), new AbortController()];
-    const page = (signal: AbortSignal) => (
-      <Boundary>
-        <Suspense fallback={<p>loading</p>}>
-          <Profile getUser={getUser} signal={signal} />
-        </Suspense>
-      </Boundary>
-    );
+    const page = (signal: AbortSignal) => <Guarded getUser={getUser} signal={signal} />;
     const { rerender } = render(page(first.signal), { wrapper });
     await vendor.arrival(1);
     await actAtOnce(() => rerender(page(second.signal)));
@@ -184,6 +189,25 @@ describe('useSuspenseStitch', () => {
     await act(flushMicrotasks);
     expect(screen.getByText('failed: http')).toBeTruthy();
     expect(vendor.requests()).toBe(1);
+  });
+
+  it('after its signal aborted the read, a boundary reset on a new signal reads again', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const page = (signal: AbortSignal) => <Guarded getUser={getUser} signal={signal} />;
+    const left = new AbortController();
+    const { rerender } = render(page(left.signal), { wrapper });
+    await vendor.arrival(1);
+    await actAtOnce(() => left.abort(new Error('the route was left')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(screen.getByText('failed: aborted')).toBeTruthy();
+
+    rerender(page(new AbortController().signal));
+    act(() => fireEvent.click(screen.getByText('failed: aborted')));
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
   });
 
   it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
