@@ -156,8 +156,10 @@ export function renewLease(engine: Engine, key: string, lease: Lease, signal: Ab
     onAbort(signal, (reason) => {
       const everyone = !state.unsignalled && [...state.signals.keys()].every((asked) => asked.aborted);
       if (!everyone) {
-        // The reader on it renders again, and shows its abort.
-        ping(state);
+        // The reader on it renders again, and shows its abort; past a few signals (one made per
+        // render: each wake would register more, each of their aborts wake it again), the
+        // abandon period's own pings do.
+        if (state.signals.size <= WOKEN_SIGNALS) ping(state);
         return;
       }
       // Forgotten at once: each reader shows its own abort, and a reader on a live signal (a
@@ -166,6 +168,9 @@ export function renewLease(engine: Engine, key: string, lease: Lease, signal: Ab
     }),
   );
 }
+
+/** How many signals a lease follows and still wakes its readers at the abort of each. */
+const WOKEN_SIGNALS = 8;
 
 /** Forgets a settled lease now: its failure has been shown, or nobody came to see it. */
 export function forget(engine: Engine, key: string, lease: Lease): void {

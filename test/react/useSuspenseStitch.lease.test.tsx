@@ -187,6 +187,33 @@ describe('the suspended read', () => {
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
   });
 
+  it('on a signal made per render whose old ones keep aborting: the renders they wake stay few', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const made: AbortController[] = [];
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <PerRender getUser={getUser} made={made} />
+      </Suspense>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    // Each abort of a render's signal but the newest (a timeout made per render, firing) wakes
+    // the reader, whose render makes one more.
+    for (let step = 0; step < 30; step += 1) {
+      await act(async () => {
+        made
+          .slice(0, -1)
+          .find((controller) => !controller.signal.aborted)
+          ?.abort(new Error('timed out'));
+        await flushMicrotasks();
+      });
+    }
+    expect(made.length).toBeLessThanOrEqual(12);
+    expect(vendor.requests()).toBe(1);
+    expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
+  });
+
   it('a failure nobody came to see (its boundary unmounted) is let go: a later reader reads again', async () => {
     const { vendor, clock, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
