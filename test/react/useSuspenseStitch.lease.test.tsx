@@ -10,7 +10,8 @@ import { Suspense, startTransition, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
 import type { ManualClock } from '../helpers/clock';
-import { flushMicrotasks, setup } from './harness';
+import type { Vendor } from '../helpers/vendor';
+import { flushMicrotasks, type Harness, setup } from './harness';
 import { type UserStitch, userStitch } from './users';
 
 const ABANDON_AFTER = 1_000;
@@ -61,6 +62,19 @@ function PerRender({ getUser, made }: { getUser: UserStitch; made: AbortControll
     { abandonAfter: ABANDON_AFTER, signal: controller.signal },
   );
   return <p>{`user ${data.name}`}</p>;
+}
+
+/** Mounts {@link PerRender} and waits for its request; returns each render's controller. */
+async function suspendPerRender(vendor: Vendor, wrapper: Harness['wrapper']) {
+  const made: AbortController[] = [];
+  render(
+    <Suspense fallback={<p>loading</p>}>
+      <PerRender getUser={userStitch(vendor)} made={made} />
+    </Suspense>,
+    { wrapper },
+  );
+  await vendor.arrival(1);
+  return made;
 }
 
 describe('the suspended read', () => {
@@ -166,15 +180,7 @@ describe('the suspended read', () => {
 
   it('on a signal made per render: a render per ping, one request; when they all abort it is hung up', async () => {
     const { vendor, clock, wrapper } = await setup();
-    const getUser = userStitch(vendor);
-    const made: AbortController[] = [];
-    render(
-      <Suspense fallback={<p>loading</p>}>
-        <PerRender getUser={getUser} made={made} />
-      </Suspense>,
-      { wrapper },
-    );
-    await vendor.arrival(1);
+    const made = await suspendPerRender(vendor, wrapper);
     await onePeriod(clock);
     // A render per ping, never a loop of them.
     expect(made.length).toBeLessThanOrEqual(6);
@@ -189,15 +195,7 @@ describe('the suspended read', () => {
 
   it('on a signal made per render whose old ones keep aborting: the renders they wake stay few', async () => {
     const { vendor, wrapper } = await setup();
-    const getUser = userStitch(vendor);
-    const made: AbortController[] = [];
-    render(
-      <Suspense fallback={<p>loading</p>}>
-        <PerRender getUser={getUser} made={made} />
-      </Suspense>,
-      { wrapper },
-    );
-    await vendor.arrival(1);
+    const made = await suspendPerRender(vendor, wrapper);
     // Each abort of a render's signal but the newest (a timeout made per render, firing) wakes
     // the reader, whose render makes one more.
     for (let step = 0; step < 30; step += 1) {
