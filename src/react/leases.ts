@@ -113,7 +113,16 @@ export function openLease(
     ping(lease);
   };
   lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
+  // Data for the key from elsewhere (another reader's request after an invalidation, a write)
+  // ends the wait: the readers render it. The lease itself goes at its own end, or unrenewed.
+  const unwatch = engine.subscribe(key, () => {
+    if (lease.settled || engine.getSnapshot(key).data === undefined) return;
+    const wakeUp = lease.wakeUp;
+    freshWake(lease);
+    wakeUp();
+  });
   result.then((settled) => {
+    unwatch();
     lease.settled = settled;
     lease.cancelTimer();
     lease.link.dispose();

@@ -10,7 +10,7 @@ import type { StitchError } from '../../src/index';
 import { StitchScope, useSuspenseStitch } from '../../src/react/index';
 import { Boundary, caught } from './boundary';
 import { actAtOnce, flushMicrotasks, renderStrict, setup } from './harness';
-import { ada, type UserStitch, userStitch } from './users';
+import { ada, Reader, type UserStitch, userStitch } from './users';
 
 beforeEach(() => {
   caught.length = 0;
@@ -208,6 +208,19 @@ describe('useSuspenseStitch', () => {
     await answer(2, { body: ada });
     expect(screen.getByText('user Ada')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('shows the key’s data as soon as another request brings it, not only its own request’s', async () => {
+    const { vendor, engine, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(<Guarded getUser={getUser} />, { wrapper });
+    await vendor.arrival(1);
+    render(<Reader getUser={getUser} />, { wrapper });
+    // The write invalidates the key: the mounted reader refetches, not joining request 1.
+    await actAtOnce(() => engine.invalidate(getUser, { params: { id: 7 } }));
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
   });
 
   it('a StitchScope reset while suspended aborts the request; the read restarts on the new scope', async () => {
