@@ -165,7 +165,7 @@ export function renewLease(engine: Engine, key: string, lease: Lease, signal: Ab
     onAbort(signal, (reason) => {
       const everyone = !state.unsignalled && [...state.signals.keys()].every((asked) => asked.aborted);
       if (!everyone) {
-        // The reader on it renders again, and shows its abort; past a few signals (one made per
+        // The reader on it renders again, and shows its abort; past many signals (one made per
         // render: each wake would register more, each of their aborts wake it again), the
         // abandon period's own pings do.
         if (state.signals.size <= WOKEN_SIGNALS) ping(state);
@@ -178,8 +178,11 @@ export function renewLease(engine: Engine, key: string, lease: Lease, signal: Ab
   );
 }
 
-/** How many signals a lease follows and still wakes its readers at the abort of each. */
-const WOKEN_SIGNALS = 8;
+/**
+ * How many signals a lease follows and still wakes its readers at the abort of each: far more
+ * than readers of one key have, far fewer than a signal made per render piles up.
+ */
+const WOKEN_SIGNALS = 32;
 
 /** Forgets a settled lease now: its failure has been shown, or nobody came to see it. */
 export function forget(engine: Engine, key: string, lease: Lease): void {

@@ -12,7 +12,9 @@ export interface UseSuspenseStitchOptions {
    * Aborts this component's suspended read: its error reaches this component's error boundary,
    * while other readers of the key keep theirs (the request is aborted, its socket closed, once
    * every reader's signal has aborted; never while a reader passed none). A new one in its place
-   * counts from its first render.
+   * counts from its first render, and after an abort reads again: a signal made per render (an
+   * inline `AbortSignal.timeout(…)`) is a new one at each render, so a timeout that should end the
+   * read needs a signal made once (`useMemo`, a route's).
    */
   signal?: AbortSignal | undefined;
   /**
