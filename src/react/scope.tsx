@@ -1,4 +1,4 @@
-import { type ReactNode, useContext, useEffect, useRef } from 'react';
+import { type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import { ScopeContext } from './context';
 import { onAbort } from './follow';
 
@@ -26,16 +26,34 @@ const UNSCOPED = new AbortController().signal;
  */
 export function StitchScope({ resetKey, children }: StitchScopeProps) {
   const parent = useContext(ScopeContext);
-  const state = useRef<ScopeState | undefined>(undefined);
-  // A new key gets a new controller at render; the old one is aborted once the change commits.
-  // So does a parent's reset (a new parent signal): the parent aborts its old signal only after
-  // this scope has stopped listening to it, so following it by its abort alone would miss it.
-  if (!state.current || !Object.is(state.current.key, resetKey) || state.current.parent !== parent) {
-    state.current = { key: resetKey, parent, controller: new AbortController(), mounted: false };
-  }
-  const current = state.current;
+  // The scope the last commit showed, and the one the last render chose. A new key (or a parent's
+  // reset: a new parent signal, whose old one the parent aborts only after this scope stopped
+  // following it) gets a new controller at render, aborted once the change commits. A render
+  // thrown away (a transition undone before it committed) changes nothing: going back to the key
+  // on screen is the scope on screen.
+  const committed = useRef<ScopeState | undefined>(undefined);
+  const rendered = useRef<ScopeState | undefined>(undefined);
+  const [, revive] = useState(0);
+  const matches = (state: ScopeState | undefined): state is ScopeState =>
+    state !== undefined && Object.is(state.key, resetKey) && state.parent === parent;
+  const current = matches(committed.current)
+    ? committed.current
+    : matches(rendered.current)
+      ? rendered.current
+      : { key: resetKey, parent, controller: new AbortController(), mounted: false };
+  rendered.current = current;
 
   useEffect(() => {
+    // Shown again after a hide (`<Activity>`) whose cleanup aborted it: a live controller, and a
+    // render to hand it down. Not after a parent's abort, which ended this scope for good.
+    if (current.controller.signal.aborted && !parent?.aborted) {
+      const live = { ...current, controller: new AbortController(), mounted: false };
+      committed.current = live;
+      rendered.current = live;
+      revive((n) => n + 1);
+      return;
+    }
+    committed.current = current;
     current.mounted = true;
     const { controller } = current;
     // A parent's abort (an outer scope unmounting) ends this scope too, with its reason.
@@ -48,7 +66,7 @@ export function StitchScope({ resetKey, children }: StitchScopeProps) {
       // A reset aborts at once: React runs this before the effects that start the subtree's hooks
       // on the new scope, so none of them joins a request of the old one (with two readers of a
       // key, the first to restart would join the second's old request and keep it going).
-      if (state.current !== current) {
+      if (rendered.current !== current) {
         controller.abort(new DOMException('The scope was reset', 'AbortError'));
         return;
       }

@@ -5,9 +5,17 @@
  * keeps its request.
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import * as React from 'react';
+import { type ReactNode, Suspense, useState, useTransition } from 'react';
 import { describe, expect, it } from 'vitest';
 import { type Engine, type SafeResult, type Stitch, type StitchInput, stitch } from '../../src/index';
-import { type QueryResult, StitchScope, useStitchMutation, useStitchScope } from '../../src/react/index';
+import {
+  type QueryResult,
+  StitchScope,
+  useStitchMutation,
+  useStitchScope,
+  useSuspenseStitch,
+} from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
 import { actAtOnce, flushMicrotasks, type Recorder, recorder, renderStrict, setup } from './harness';
@@ -89,6 +97,38 @@ function Nested({ getUser, path, shown }: { getUser: UserStitch; path: string; s
 }
 
 /** The number of the request for `path`, once it has arrived. */
+/** Suspends on user `id` (the page a navigation goes to). */
+function Suspending({ getUser, id }: { getUser: UserStitch; id: number }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id } });
+  return <p>{`page ${data.name}`}</p>;
+}
+
+/** Reads user 1 inside a scope keyed by the path; page `b` suspends on user 2. */
+function Navigation({
+  getUser,
+  go,
+}: {
+  getUser: UserStitch;
+  go: { to: (path: string, transition: boolean) => void };
+}) {
+  const [path, setPath] = useState('a');
+  const [, startTransition] = useTransition();
+  go.to = (next, transition) => (transition ? startTransition(() => setPath(next)) : setPath(next));
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <StitchScope resetKey={path}>
+        <Reader getUser={getUser} id={1} />
+        {path === 'b' ? <Suspending getUser={getUser} id={2} /> : null}
+      </StitchScope>
+    </Suspense>
+  );
+}
+
+/** React 19.2's `<Activity>`, which React 18 does not have. */
+const Activity = (
+  React as { Activity?: (props: { mode: 'visible' | 'hidden'; children: ReactNode }) => ReactNode }
+).Activity;
+
 const requestFor = (vendor: Vendor, path: string) =>
   vendor.ledger.findIndex((entry) => entry.path === path) + 1;
 
@@ -151,6 +191,50 @@ describe('a reset aborts only its own subtree', () => {
     expect(shown.last).toMatchObject({ status: 'success', data: { id: 1, name: 'Ada' } });
     expect(shown.renders.map((q) => q.status)).not.toContain('error');
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('a navigation in a transition undone before it commits resets nothing: the page on screen keeps its request', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const go = { to: (_path: string, _transition: boolean) => {} };
+    render(<Navigation getUser={getUser} go={go} />, { wrapper });
+    await vendor.arrival(1);
+    act(() => go.to('b', true));
+    await vendor.arrival(2);
+    await act(flushMicrotasks);
+    act(() => go.to('a', false));
+    await act(flushMicrotasks);
+    // The read on screen is answered: it was never hung up, nor sent again.
+    await answer(1, { body: { id: 1, name: 'Ada' } });
+    expect(screen.getByText('success Ada')).toBeTruthy();
+    expect(vendor.ledger.map((entry) => [entry.path, entry.answered, entry.hungUp])).toEqual([
+      ['/users/1', true, false],
+      ['/users/2', false, false],
+    ]);
+  });
+
+  it.skipIf(!Activity)('hidden and shown again (<Activity>): its subtree reads on a live scope', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const Shown = Activity as NonNullable<typeof Activity>;
+    const page = (mode: 'visible' | 'hidden', more: boolean) => (
+      <Shown mode={mode}>
+        <StitchScope resetKey="/a">
+          <Reader getUser={getUser} id={1} />
+          {more ? <Reader getUser={getUser} id={2} testId="more" /> : null}
+        </StitchScope>
+      </Shown>
+    );
+    const { rerender } = render(page('visible', false), { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'Ada' } });
+    await actAtOnce(() => rerender(page('hidden', false)));
+    await actAtOnce(() => rerender(page('visible', false)));
+    await actAtOnce(() => rerender(page('visible', true)));
+    // Shown again, the subtree's effects run again: user 1 is read again too, on the live scope.
+    await vendor.arrival(3);
+    await answer(requestFor(vendor, '/users/2'), { body: { id: 2, name: 'Grace' } });
+    expect(screen.getByTestId('more').textContent).toBe('success Grace');
   });
 
   it("work started in an event handler with useStitchScope()'s signal is aborted on reset", async () => {
