@@ -4,10 +4,10 @@ import {
   isAbortError,
   type SafeResult,
   type Stitch,
-  StitchError,
+  type StitchError,
   type StitchInput,
 } from '../index';
-import { messageOf } from './observer';
+import { userError } from './observer';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */
 export interface InfiniteData<TData, TParam> {
@@ -249,7 +249,11 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     // A page param function of the user's that throws ends the fetch as a `config` error naming it.
     run(current).catch((thrown: unknown) => {
       const { field, cause } = thrown instanceof UserThrew ? thrown : { field: 'pageInput', cause: thrown };
-      finish(current, { ok: false, data: null, error: userError(stitch.definition.name, field, cause) });
+      finish(current, {
+        ok: false,
+        data: null,
+        error: userError('useStitchInfinite', stitch.definition.name, field, cause),
+      });
     });
   };
 
@@ -346,12 +350,6 @@ function attempt<T>(call: () => T): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The error a page param function of the user's that threw shows as: `config`, naming it. */
-export function userError(stitch: string, field: string, cause: unknown): StitchError {
-  const message = `useStitchInfinite: \`${field}\` threw: ${messageOf(cause)}`;
-  return new StitchError({ kind: 'config', field, message, cause, stitch });
 }
 
 /** The shared state of one infinite key, as `joinEntry` gives it. */

@@ -8,9 +8,8 @@ import {
   type InfiniteEntry,
   joinEntry,
   type PagePolicy,
-  userError,
 } from './infinite';
-import { abortError, sameRead, sameTarget, superseded, unmounted } from './observer';
+import { abortError, sameRead, sameTarget, superseded, unmounted, userError } from './observer';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -117,7 +116,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       try {
         return edgeParam(policy, data, atStart) !== undefined;
       } catch (cause) {
-        error ??= userError(stitch, field, cause);
+        error ??= userError('useStitchInfinite', stitch, field, cause);
         return false;
       }
     };
@@ -154,19 +153,21 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     own = undefined;
   };
 
-  const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
-    const key = target?.key;
-    if (!entry || key === undefined || !entry.snapshot().fetching || !target) return;
-    own = { key, error: abortError(target.stitch, reason), started: entry.snapshot().started };
+  /**
+   * Shows `reason` as this hook's error and lets go of the page fetch it holds, if any: until the
+   * entry's next fetch after `started` (a cancel), or, without it, until a new signal.
+   */
+  const abortOwn = (reason: unknown, started?: number) => {
+    if (!entry || !target || target.key === undefined) return;
+    own = { key: target.key, error: abortError(target.stitch, reason), started };
     entry.release(holder, reason);
-    notify();
   };
 
-  /** This hook's signal has aborted: it lets go of the page fetch and shows the abort until a new signal. */
-  const abortOwn = (reason: unknown) => {
-    if (!entry || target?.key === undefined) return;
-    own = { key: target.key, error: abortError(target.stitch, reason) };
-    entry.release(holder, reason);
+  const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
+    const fetching = entry?.snapshot();
+    if (!fetching?.fetching) return;
+    abortOwn(reason, fetching.started);
+    notify();
   };
 
   /**
@@ -174,15 +175,13 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
    * aborted, the hook holds no fetch: it shows that abort again, as `useStitch` does.
    */
   const act = (fetch: (entry: Entry) => void) => () => {
-    if (!entry || !target) return;
-    const { key, signal, stitch } = target;
-    if (signal?.aborted && key !== undefined) {
-      own = { key, error: abortError(stitch, signal.reason) };
-      notify();
-      return;
+    if (!entry) return;
+    const signal = target?.signal;
+    if (signal?.aborted) abortOwn(signal.reason);
+    else {
+      own = undefined;
+      fetch(entry);
     }
-    own = undefined;
-    fetch(entry);
     notify();
   };
   const fetchNext = act((entry) => entry.extend(false));

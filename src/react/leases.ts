@@ -68,9 +68,7 @@ function ping(lease: LeaseState) {
 
 /** Lets go of a lease's request now (a no-op once it settled) and forgets the lease. */
 function release(engine: Engine, key: string, lease: LeaseState, reason: unknown) {
-  const byKey = leasesOf(engine) as Map<string, LeaseState>;
-  if (byKey.get(key) === lease) byKey.delete(key);
-  lease.cancelTimer();
+  forget(engine, key, lease);
   lease.link.abort(reason);
   lease.wakeUp();
 }

@@ -410,6 +410,12 @@ export function messageOf(reason: unknown): string {
   return typeof reason === 'string' ? reason : 'The operation was aborted';
 }
 
+/** The error a hook shows when a function of the user's (`select`, `getNextPageParam`) threw: `config`, naming it. */
+export function userError(hook: string, stitch: string, field: string, cause: unknown): StitchError {
+  const message = `${hook}: \`${field}\` threw: ${messageOf(cause)}`;
+  return new StitchError({ kind: 'config', field, message, cause, stitch });
+}
+
 /** The error a hook shows for a cancel of its own that no run reported: the same shape a run gives. */
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },

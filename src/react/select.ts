@@ -1,5 +1,5 @@
-import { StitchError } from '../index';
-import { messageOf, type QueryResult } from './observer';
+import type { StitchError } from '../index';
+import { type QueryResult, userError } from './observer';
 
 /** Whether two results show the same: a component re-renders only when this is false. */
 export const sameResult = <TData>(a: QueryResult<TData>, b: QueryResult<TData>): boolean =>
@@ -30,12 +30,7 @@ export function createSelector<TData, TSelected>() {
       try {
         last = { data, select, selected: select(data) };
       } catch (cause) {
-        const message = `useStitch: \`select\` threw: ${messageOf(cause)}`;
-        last = {
-          data,
-          select,
-          error: new StitchError({ kind: 'config', field: 'select', message, cause, stitch }),
-        };
+        last = { data, select, error: userError('useStitch', stitch, 'select', cause) };
       }
     }
     if (last.error) return { ...result, status: 'error', data: undefined, error: last.error };
