@@ -8,7 +8,7 @@ import {
   type StitchInput,
   type StitchRun,
 } from '../index';
-import { type Follower, follow } from './follow';
+import { type Follower, follow, onAbort } from './follow';
 import { createPlaceholder, type PlaceholderData } from './placeholder';
 
 /** Where a hook is: nothing to show, waiting for data, data, or a failure of its own. */
@@ -213,10 +213,16 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   ) => {
     const signal = link?.signal ?? goal.scope;
     const run = goal.stitch(...([goal.input, { engine, signal, revalidate }] as CallArgs<TInput>));
-    const current: Phase = { type: 'fetching', key, run, link, cancelled: false };
+    const current: Extract<Phase, { type: 'fetching' }> = {
+      type: 'fetching',
+      key,
+      run,
+      link,
+      cancelled: false,
+    };
     phase = current;
     run.safe().then((result) => {
-      link?.dispose();
+      current.link?.dispose();
       if (phase !== current) return;
       // The signal as of now: the component may have handed the run a new one since.
       const shown = result.ok || !isAbortError(result.error) || current.cancelled || target?.signal?.aborted;
@@ -302,11 +308,17 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       )
         return;
       // A new signal changes nothing settled, and a request in flight (or a debounce) follows it
-      // from now on; one started without a signal of its own is sent again on it.
+      // from now on. One sent without a signal of its own gets one now, which cancels the run.
       if (newSignalOnly(previous, goal)) {
         if (phase.type === 'settled') return;
         if ((phase.type === 'fetching' || phase.type === 'waiting') && phase.link) {
           phase.link.follow(goal.signal, goal.scope);
+          return;
+        }
+        if (phase.type === 'fetching' && goal.signal) {
+          const { run } = phase;
+          phase.link = follow(goal.signal, goal.scope);
+          onAbort(phase.link.signal, (reason) => run.cancel(reason));
           return;
         }
       }

@@ -17,7 +17,7 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
    * intact. A new one in place of another, for the same input, takes over the request in flight
    * (nothing is sent again, and the old one no longer counts) and leaves settled data as it is;
    * after the old one aborted the read, the new one reads again. A signal given to a hook that
-   * had none sends its read again, on that signal.
+   * had none takes over its request in flight the same way.
    */
   signal?: AbortSignal | undefined;
   /**

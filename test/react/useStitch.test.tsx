@@ -512,6 +512,37 @@ describe('a new signal for the same read', () => {
     expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
   });
 
+  it('given to a reader that had none, takes over its request in flight: nothing is sent again', async () => {
+    const { vendor, answer, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const view = render(<Reader getUser={getUser} shown={shown} />, { wrapper });
+    await vendor.arrival(1);
+    const first = new AbortController();
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: first.signal }} />);
+    await act(flushMicrotasks);
+    await answer(1, { body: ada });
+    expect(shown.last).toMatchObject({ status: 'success', data: ada, error: null });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('given to a reader that had none, cancels its request when it aborts, reason intact', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const shown = recorder<QueryResult<User>>();
+    const view = render(<Reader getUser={getUser} shown={shown} />, { wrapper });
+    await vendor.arrival(1);
+    const route = new AbortController();
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: route.signal }} />);
+    await act(flushMicrotasks);
+    const reason = new Error('left the route');
+    await actAtOnce(() => route.abort(reason));
+    expect(shown.last).toMatchObject({ status: 'error', error: { kind: 'aborted' } });
+    expect(shown.last.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(vendor.requests()).toBe(1);
+  });
+
   it('is the signal of the next request: after the old one aborted the read, the new one reads again', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
