@@ -8,7 +8,7 @@ export type { InfiniteControls, InfiniteResult } from './infiniteObserver';
 export type { QueryControls, QueryResult, QueryStatus } from './observer';
 export { keepPreviousData, type PlaceholderData } from './placeholder';
 export { StitchProvider, type StitchProviderProps, useEngine } from './provider';
-export { skipToken } from './readInput';
+export { type HookInput, skipToken } from './readInput';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export type { FocusSource, OnlineSource, RefetchTriggers } from './triggers';
 export { type UseStitchOptions, useStitch } from './useStitch';

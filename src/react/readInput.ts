@@ -1,7 +1,13 @@
-import { type Stitch, StitchError, type StitchInput } from '../index';
+import { type InputArg, type Stitch, StitchError, type StitchInput } from '../index';
 
 /** Pass instead of an input to keep a hook idle: no request, `status: 'idle'`. */
 export const skipToken: unique symbol = Symbol.for('stitch.skipToken');
+
+/**
+ * What a read hook takes as its input: the stitch's input (`undefined` only when the stitch needs
+ * none), or `skipToken` or `null` to keep it idle.
+ */
+export type HookInput<TInput> = InputArg<TInput> | typeof skipToken | null;
 
 /**
  * What a read hook reads: the input, or `undefined` with `idle` when it is kept idle (`skipToken`,
@@ -11,7 +17,7 @@ export const skipToken: unique symbol = Symbol.for('stitch.skipToken');
 export function readInput<TInput extends StitchInput>(
   hook: string,
   stitch: Stitch<unknown, TInput>,
-  input: TInput | typeof skipToken | null | undefined,
+  input: HookInput<TInput> | undefined,
   enabled: boolean | undefined,
   hint = '',
 ): { idle: boolean; value: TInput | undefined } {

@@ -5,7 +5,7 @@ import { createKeyMemo } from './inputKey';
 import { createObserver, type QueryResult } from './observer';
 import { keepPreviousData, type PlaceholderData } from './placeholder';
 import { useEngine } from './provider';
-import { readInput, type skipToken } from './readInput';
+import { type HookInput, readInput } from './readInput';
 import { createSelector, sameResult } from './select';
 import { useSelectedStore } from './selectedStore';
 import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
@@ -76,7 +76,7 @@ function initialFor<TData>(
  */
 export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   stitch: Stitch<TData, TInput>,
-  input: TInput | typeof skipToken | null | undefined,
+  input: HookInput<TInput>,
   options: UseStitchOptions<TData, TSelected> = {},
 ): QueryResult<TSelected> {
   const engine = useEngine();
@@ -85,7 +85,13 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   const observer = useMemo(() => createObserver<TData, TInput>(engine), [engine]);
   const keyOf = useMemo(() => createKeyMemo(engine), [engine]);
   const project = useMemo(() => createSelector<TData, TSelected>(), []);
-  const { idle, value } = readInput('useStitch', stitch, input, options.enabled, ': use useStitchMutation');
+  const { idle, value } = readInput<TInput>(
+    'useStitch',
+    stitch,
+    input,
+    options.enabled,
+    ': use useStitchMutation',
+  );
   const key = idle ? undefined : keyOf(stitch, value);
   const { signal, debounce = 0, staleTime = 0, select } = options;
   const placeholderData = options.keepPrevious ? keepPreviousData<TData> : options.placeholderData;

@@ -4,7 +4,7 @@ import { ScopeContext } from './context';
 import type { PagePolicy } from './infinite';
 import { createInfiniteObserver, type InfiniteResult } from './infiniteObserver';
 import { useEngine } from './provider';
-import { readInput, type skipToken } from './readInput';
+import { type HookInput, readInput } from './readInput';
 
 /** Options of {@link useStitchInfinite}: how pages follow each other, and how the hook runs. */
 export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
@@ -34,13 +34,13 @@ export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TPa
  */
 export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   stitch: Stitch<TData, TInput>,
-  input: TInput | typeof skipToken | null | undefined,
+  input: HookInput<TInput>,
   options: UseStitchInfiniteOptions<TData, TInput, TParam>,
 ): InfiniteResult<TData, TParam> {
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const observer = useMemo(() => createInfiniteObserver<TData, TInput, TParam>(engine), [engine]);
-  const { idle, value } = readInput('useStitchInfinite', stitch, input, options.enabled);
+  const { idle, value } = readInput<TInput>('useStitchInfinite', stitch, input, options.enabled);
   const key = idle ? undefined : engine.keyOf(stitch, value);
   const { signal } = options;
 

@@ -1,5 +1,5 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import type { CallArgs, Stitch, StitchInput } from '../index';
+import type { CallArgs, InputArg, Stitch, StitchInput } from '../index';
 import { ScopeContext } from './context';
 import { follow } from './follow';
 import { dropHolder, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
@@ -34,12 +34,12 @@ export interface UseSuspenseStitchOptions {
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,
-  input: TInput | undefined,
+  input: InputArg<TInput>,
   options: UseSuspenseStitchOptions = {},
 ): { data: TData; isFetching: boolean } {
   const engine = useEngine();
   const scope = useContext(ScopeContext);
-  const key = engine.keyOf(stitch, input) ?? stitch.definition.name;
+  const key = engine.keyOf<TInput>(stitch, input) ?? stitch.definition.name;
   const subscribe = (listener: () => void) => engine.subscribe(key, listener);
   const read = () => engine.getSnapshot<TData>(key);
   // The same on a server: what it has prefetched (or hydrated) is rendered there too.

@@ -53,6 +53,18 @@ describe('useStitch typing', () => {
     useStitch(getUser, { params: { idd: 7 } });
   });
 
+  it('takes no input only for a stitch that needs none', () => {
+    const listAll = stitch<User[]>({ name: 'listAll', url: 'https://api.example.com/users' });
+    useStitch(listAll, undefined);
+    useSuspenseStitch(listAll, undefined);
+    // @ts-expect-error getUser needs its path param
+    useStitch(getUser, undefined);
+    // @ts-expect-error so does a suspended read of it
+    useSuspenseStitch(getUser, undefined);
+    const q = useStitch(getUser, Math.random() > 0.5 ? { params: { id: 7 } } : skipToken);
+    expectTypeOf(q.data).toEqualTypeOf<User | undefined>();
+  });
+
   it('types useSuspenseStitch and useStitchMutation from the stitch', () => {
     const { data } = useSuspenseStitch(getUser, { params: { id: 7 } });
     expectTypeOf(data).toEqualTypeOf<User>();
