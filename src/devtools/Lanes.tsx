@@ -79,7 +79,8 @@ function Lane({ lane }: { lane: LaneView }) {
           data-socket={cancel.socket}
           style={{ color: PALETTE.status.cancelled }}
         >
-          cancelled ({cancel.phase}): {cancel.reason} · {SOCKET[cancel.socket]}
+          cancelled ({cancel.phase}): {cancel.reason} ·{' '}
+          {cancel.socket === 'none' && cancel.dispatched ? 'no request was open' : SOCKET[cancel.socket]}
         </div>
       )}
       {lane.error && (

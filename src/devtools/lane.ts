@@ -22,7 +22,10 @@ export interface AttemptView {
   readonly outcome: 'in-flight' | 'answered' | 'failed' | 'timeout' | 'cancelled';
 }
 
-/** A cancel as the lane shows it. `socket`: closed by this cancel, kept for other callers, or none was open. */
+/**
+ * A cancel as the lane shows it. `socket`: closed by this cancel (a request of its own was open),
+ * kept for other callers, or none was open (nothing sent yet, or between attempts).
+ */
 export interface CancelView {
   readonly reason: string;
   readonly phase: string;
@@ -110,7 +113,8 @@ function change(lane: LaneView, event: StitchEvent, attempts: AttemptView[]): Pa
       return {};
     case 'cancel': {
       if (!event.shared) settleLast('cancelled');
-      const socket = !event.dispatched ? 'none' : event.shared ? 'kept' : 'closed';
+      const open = event.phase === 'in-flight' || event.phase === 'body';
+      const socket = !open ? 'none' : event.shared ? 'kept' : 'closed';
       const { reason, phase, dispatched } = event;
       return { end, status: 'cancelled', cancel: { reason, phase, dispatched, socket } };
     }

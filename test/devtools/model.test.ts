@@ -101,6 +101,28 @@ describe('createDevtoolsModel', () => {
     expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false, false]);
   });
 
+  it('a cancel between attempts closes no socket: none was open, as the vendor saw', async () => {
+    const { vendor, engine } = await startScenario();
+    const model = createDevtoolsModel(engine);
+    vendor.script('hold');
+    const get = stitch({ name: uniqueKey('backoff'), url: vendor.url('/backoff'), retry: 2, circuit: false });
+    const leaving = new AbortController();
+    const run = get(undefined, { engine, signal: leaving.signal });
+    await vendor.arrival(1);
+    vendor.release(1, { status: 503 });
+    await until(run, 'retry');
+    leaving.abort(new Error('left during the backoff'));
+    await rejection(run);
+
+    const [lane] = model.getSnapshot().lanes;
+    expect(lane).toMatchObject({
+      status: 'cancelled',
+      cancel: { phase: 'backoff', dispatched: true, socket: 'none', reason: 'left during the backoff' },
+    });
+    expect(vendor.ledger.map((entry) => [entry.answered, entry.hungUp])).toEqual([[true, false]]);
+    model.dispose();
+  });
+
   it('breakers with their next probe, throttle queues, cache readers and the invalidate/refetch actions', async () => {
     const { vendor, engine, clock } = await startScenario();
     const model = createDevtoolsModel(engine);
