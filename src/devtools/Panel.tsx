@@ -26,16 +26,14 @@ export interface PanelProps {
   onClose: () => void;
 }
 
-/** Clock time that advances once a second while a breaker is open, so its countdown moves. */
-function useNow(engine: Engine, ticking: boolean) {
-  const [now, setNow] = useState(() => engine.clock.now());
+/** Renders again every second while `ticking` (a countdown, an age on show). */
+function useTicks(ticking: boolean) {
+  const [, setTicks] = useState(0);
   useEffect(() => {
-    setNow(engine.clock.now());
     if (!ticking) return;
-    const timer = setInterval(() => setNow(engine.clock.now()), 1_000);
+    const timer = setInterval(() => setTicks((ticks) => ticks + 1), 1_000);
     return () => clearInterval(timer);
-  }, [engine, ticking]);
-  return now;
+  }, [ticking]);
 }
 
 /**
@@ -48,10 +46,10 @@ export function Panel({ model, onClose }: PanelProps) {
   const [size, setSize] = useState({ width: 560, height: 420 });
   const id = useId();
   const tabs = useRef<Array<HTMLButtonElement | null>>([]);
-  const now = useNow(
-    model.engine,
-    snapshot.breakers.some(({ state }) => state.state === 'open'),
-  );
+  const aging = tab === 'Cache' && snapshot.cache.some((entry) => entry.snapshot.updatedAt !== undefined);
+  useTicks(aging || snapshot.breakers.some(({ state }) => state.state === 'open'));
+  // Read at every render: ages and countdowns as of now, whatever rendered the panel.
+  const now = model.engine.clock.now();
 
   const resize = (dx: number, dy: number) =>
     setSize((current) => ({
