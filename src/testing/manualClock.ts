@@ -1,4 +1,5 @@
 import { type CancelTimer, type Clock, sleepOn } from '../engine/clock';
+import { configError } from '../engine/errors';
 
 /**
  * A clock that moves only when a test says so. `advance` moves both kinds of time together;
@@ -8,12 +9,14 @@ export interface ManualClock extends Clock {
   /**
    * Steps the wall clock (`wallNow()`) by `ms`, back when negative, without moving the monotonic
    * `now()` or firing any timer: durations must not notice.
+   * @throws StitchError (`config`, field `ms`) when `ms` is not finite.
    */
   stepWall(ms: number): void;
   /**
    * Moves time forward by `ms`, firing every timer that falls due in order of due time. After each
    * timer it lets pending promise callbacks run, so work a timer starts (a retry after a backoff
    * sleep, say) can schedule its own timers before time moves on.
+   * @throws StitchError (`config`, field `ms`) when `ms` is negative or not finite: `now()` never goes back.
    */
   advance(ms: number): Promise<void>;
   /** Advances to the next scheduled timer and fires it; returns false when none is pending. */
@@ -82,6 +85,7 @@ export function createManualClock(start = 0): ManualClock {
     now: () => now,
     wallNow: () => now + wallOffset,
     stepWall(ms) {
+      if (!Number.isFinite(ms)) throw configError(undefined, 'ms', 'must be a finite number of milliseconds');
       wallOffset += ms;
     },
     schedule,
@@ -92,6 +96,12 @@ export function createManualClock(start = 0): ManualClock {
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
     },
     async advance(ms) {
+      if (!(Number.isFinite(ms) && ms >= 0))
+        throw configError(
+          undefined,
+          'ms',
+          'must be a finite number of milliseconds ≥ 0: time never goes back',
+        );
       const target = now + ms;
       await flushMicrotasks();
       for (let timer = earliest(); timer && timer.due <= target; timer = earliest()) await fire(timer);

@@ -18,6 +18,18 @@ describe('createManualClock', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it('refuses a step back or a step that is not finite, naming the field, and stays where it was', async () => {
+    const clock = createManualClock(1_000);
+    for (const ms of [-500, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(clock.advance(ms)).rejects.toMatchObject({ kind: 'config', field: 'ms' });
+    }
+    expect(() => clock.stepWall(Number.NaN)).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'ms' }),
+    );
+    expect(clock.now()).toBe(1_000);
+    expect(clock.wallNow()).toBe(1_000);
+  });
+
   it('never fires a timer of Infinity ms, as the real clock never does: next() does not jump time to it', async () => {
     const clock = createManualClock(100);
     const never = vi.fn();
