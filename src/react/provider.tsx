@@ -1,4 +1,4 @@
-import { type ReactNode, useContext, useMemo, useState } from 'react';
+import { type ReactNode, useContext, useEffect, useMemo } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
 import { EngineContext } from './context';
 import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerContext } from './triggers';
@@ -7,7 +7,7 @@ import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerConte
 export interface StitchProviderProps {
   /** The engine for every hook below. @default the enclosing provider's, or `defaultEngine()` */
   engine?: Engine | undefined;
-  /** Data from a server render (`engine.dehydrate()`), taken in before the first render. */
+  /** Data from a server render (`engine.dehydrate()`), taken in before the first render (and again when it changes). */
   state?: DehydratedState | undefined;
   /**
    * Refetch triggers for every `useStitch` below (`refetchOnFocus`, `refetchOnReconnect`,
@@ -26,10 +26,54 @@ export interface StitchProviderProps {
 }
 
 /**
+ * `state`'s entries for keys the engine knows nothing of yet, and the others: those a mounted
+ * reader may show, whose notification must not land inside a render. `undefined` when an entry
+ * is malformed: `hydrate` then refuses the whole state, as it is.
+ */
+function splitState(engine: Engine, state: DehydratedState) {
+  type Entry = DehydratedState['entries'][number];
+  const unknown: Entry[] = [];
+  const known: Entry[] = [];
+  if (!Array.isArray(state.entries)) return undefined;
+  for (const entry of state.entries as readonly unknown[]) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string') return undefined;
+    const { data, fetching, error } = engine.getSnapshot(entry[0]);
+    (data === undefined && !fetching && error === undefined ? unknown : known).push(
+      entry as unknown as Entry,
+    );
+  }
+  return [
+    { ...state, entries: unknown },
+    { ...state, entries: known },
+  ] as const;
+}
+
+/**
+ * Takes `state` in, and each new `state` after it. Keys the engine knows nothing of are taken in
+ * during the render, so the children's first render finds their data (a server render's
+ * hydration matches); keys it holds already are taken in after the commit, since a reader
+ * elsewhere may show them, and React forbids updating another component during a render.
+ * Hydration never replaces newer data, so running it again changes nothing.
+ */
+function useHydration(engine: Engine, state: DehydratedState | undefined) {
+  const later = useMemo(() => {
+    if (!state) return undefined;
+    const parts = splitState(engine, state);
+    engine.hydrate(parts ? parts[0] : state);
+    return parts?.[1];
+  }, [engine, state]);
+  useEffect(() => {
+    if (later?.entries.length) engine.hydrate(later);
+  }, [engine, later]);
+}
+
+/**
  * Hands an engine to the hooks below it. Optional: without one, hooks use `defaultEngine()`; a
  * nested provider without an `engine` (for other `defaults`, say) keeps the enclosing one's.
- * With `state`, the engine is hydrated once, before any child renders, so hooks find the server's
- * data at once and send no second request for it.
+ * With `state`, the engine is hydrated before any child renders, so hooks find the server's data
+ * at once and send no second request for it; a new `state` (a route's, say) is taken in too.
+ * Keys the engine holds already (a reader elsewhere shows them) take the state's data after the
+ * commit, and only where it is newer.
  */
 export function StitchProvider({
   engine,
@@ -50,12 +94,7 @@ export function StitchProvider({
     }),
     [parent, defaults, focusSource, onlineSource],
   );
-  // Hydration is idempotent (never replaces newer data), so doing it in the state initializer is
-  // safe even if React runs it twice.
-  useState(() => {
-    if (state) target.hydrate(state);
-    return null;
-  });
+  useHydration(target, state);
   return (
     <EngineContext.Provider value={target}>
       <TriggerContext.Provider value={settings}>{children}</TriggerContext.Provider>

@@ -1,0 +1,65 @@
+import { render } from '@testing-library/react';
+import { afterEach, expect, it, vi } from 'vitest';
+import type { DehydratedState, Engine } from '../../src/index';
+import { type QueryResult, StitchProvider } from '../../src/react/index';
+import { flushMicrotasks, recorder, setup } from '../react/harness';
+import { ada, Reader, type User, type UserStitch, userStitch } from '../react/users';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** What a server render of user `id` would hand over: its data, stamped now. */
+const stateOf = (engine: Engine, getUser: UserStitch, id: number, user: User): DehydratedState => {
+  const key = engine.keyOf(getUser, { params: { id } }) as string;
+  return { version: 1, at: engine.clock.now(), entries: [[key, user, engine.clock.now()]] };
+};
+
+it("a route's nested provider takes in newer data for a key a mounted reader shows: after the commit, with no warning and no request", async () => {
+  const { vendor, engine, clock, answer } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const errors = vi.spyOn(console, 'error');
+  const header = recorder<QueryResult<User>>();
+  const page = recorder<QueryResult<User>>();
+  const app = (state?: DehydratedState) => (
+    <StitchProvider engine={engine}>
+      <Reader getUser={getUser} shown={header} />
+      {state && (
+        <StitchProvider state={state}>
+          <Reader getUser={getUser} shown={page} />
+        </StitchProvider>
+      )}
+    </StitchProvider>
+  );
+  const view = render(app());
+  await vendor.arrival(1);
+  await answer(1, { body: ada });
+  expect(header.last).toMatchObject({ status: 'success', data: ada });
+
+  await clock.advance(1_000);
+  const renamed = { ...ada, name: 'Ada L.' };
+  view.rerender(app(stateOf(engine, getUser, 7, renamed)));
+  await flushMicrotasks();
+  expect(header.last).toMatchObject({ status: 'success', data: renamed });
+  expect(page.last).toMatchObject({ status: 'success', data: renamed });
+  expect(errors).not.toHaveBeenCalled();
+  expect(vendor.requests()).toBe(1);
+});
+
+it('a provider handed a new state (the next page of a server-rendered app) takes it in: its key needs no request', async () => {
+  const { vendor, engine } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const shown = recorder<QueryResult<User>>();
+  const page = (id: number, state: DehydratedState) => (
+    <StitchProvider engine={engine} state={state}>
+      <Reader getUser={getUser} id={id} shown={shown} />
+    </StitchProvider>
+  );
+  const view = render(page(7, stateOf(engine, getUser, 7, ada)));
+  expect(shown.last).toMatchObject({ status: 'success', data: ada });
+  const grace = { id: 8, name: 'Grace' };
+  view.rerender(page(8, stateOf(engine, getUser, 8, grace)));
+  expect(shown.last).toMatchObject({ status: 'success', data: grace });
+  await flushMicrotasks();
+  expect(vendor.requests()).toBe(0);
+});
