@@ -13,7 +13,7 @@ import { safely } from './events';
 import { andThen, isPending, type Maybe } from './maybe';
 import type { Part } from './parts';
 import { type CircuitChange, circuitTtl, type SharedState } from './shared';
-import type { LocalStore, Store } from './store';
+import { type LocalStore, lateOf, type Store } from './store';
 
 /** One slice of a rolling window: the outcomes recorded from `start` (clock ms) on. */
 export interface Bucket {
@@ -411,6 +411,14 @@ export function createCircuit(deps: {
           },
           (error: unknown) => {
             leave();
+            // An admit the engine gave up on (`storeTimeout`) may still land and take the probe
+            // lease, for a call that went ahead uncounted: released by its id then.
+            lateOf<CircuitChange>(error)
+              ?.then(({ to }) => {
+                if (to.state === 'half-open' && to.lease?.id === leaseId)
+                  admission(key, policy, leaseId, false, undefined).record('neutral');
+              })
+              .catch(() => {});
             return failOpen(error);
           },
         );

@@ -17,7 +17,7 @@ import { mintKey } from './idempotency';
 import { isPlainData } from './keys';
 import type { Part } from './parts';
 import type { Claim, IdempotencyRecord, SharedState } from './shared';
-import type { LocalStore, Store } from './store';
+import { type LocalStore, lateOf, type Store } from './store';
 
 /** How long a claim holds a key beyond the call's total deadline (or alone, without one). */
 const LEASE_MARGIN = 5_000;
@@ -135,12 +135,14 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
         }
         let claim: Claim;
         const claiming = shared.claim(recordKey, owner, lease);
-        // A claim that lands after the call stopped waiting for it (its caller left, or the store
-        // was too slow) must not hold the key until its lease ends: it is settled as it ended.
+        // A claim that lands after the call stopped waiting for it (its caller left, or the engine
+        // gave up on a slow store, which still runs it once it answers again) must not hold the
+        // key until its lease ends: it is settled as the call ended.
         const settleLate = (outcome: { data: unknown } | undefined) =>
           claiming
+            .catch((error: unknown) => lateOf<Claim>(error))
             .then((late) =>
-              late.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
+              late?.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
             )
             .then(
               () => wake(recordKey),

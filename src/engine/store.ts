@@ -99,9 +99,28 @@ export function createMemoryStore(now: () => number = monotonicNow): Store {
 }
 
 /**
+ * Why an operation was given up on: the store did not answer within the bound. The operation may
+ * still land (a slow Redis runs a queued command once it answers again): `late` is its own
+ * promise, so what it took (a slot, a lease, a claim) can be undone then.
+ */
+export class StoreTimeout extends Error {
+  readonly late: Promise<unknown>;
+  constructor(timeout: number, late: Promise<unknown>) {
+    super(`the store did not answer within ${timeout} ms`);
+    this.late = late;
+  }
+}
+
+/** What an operation given up on (`error` a {@link StoreTimeout}) resolves to if it lands; else `undefined`. */
+export function lateOf<T>(error: unknown): Promise<T> | undefined {
+  return error instanceof StoreTimeout ? (error.late as Promise<T>) : undefined;
+}
+
+/**
  * A wrapper that bounds an operation to `timeout` ms on `schedule`'s clock: one that hangs rejects
- * instead, so a caller (the breaker) can fail open rather than wait forever. The timer is
- * cancelled as soon as the operation settles. An infinite `timeout` bounds nothing.
+ * with a {@link StoreTimeout} instead, so a caller (the breaker) can fail open rather than wait
+ * forever. The timer is cancelled as soon as the operation settles. An infinite `timeout` bounds
+ * nothing.
  */
 export function timeBound(
   schedule: (ms: number, callback: () => void) => () => void,
@@ -110,22 +129,19 @@ export function timeBound(
   if (!Number.isFinite(timeout)) return async (operation) => operation();
   return <T>(operation: () => T | Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const cancel = schedule(timeout, () =>
-        reject(new Error(`the store did not answer within ${timeout} ms`)),
-      );
       // A store that throws instead of rejecting must not leave the timer behind.
-      Promise.resolve()
-        .then(operation)
-        .then(
-          (value) => {
-            cancel();
-            resolve(value);
-          },
-          (error: unknown) => {
-            cancel();
-            reject(error);
-          },
-        );
+      const running = Promise.resolve().then(operation);
+      const cancel = schedule(timeout, () => reject(new StoreTimeout(timeout, running)));
+      running.then(
+        (value) => {
+          cancel();
+          resolve(value);
+        },
+        (error: unknown) => {
+          cancel();
+          reject(error);
+        },
+      );
     });
 }
 

@@ -10,6 +10,7 @@
 import { onAbortShared, raceAbort } from '../engine/abort';
 import type { Clock } from '../engine/clock';
 import { StitchError } from '../engine/errors';
+import { lateOf } from '../engine/store';
 
 /** How long a caller waits for a shared grant or slot, and what it hears. */
 export interface SharedWaitOptions {
@@ -46,7 +47,7 @@ export interface Wanted {
  * whichever comes first. A caller who leaves first gives the take back at once, by its id, off
  * the call's path (nothing will be sent under it): the server applies that after the take and
  * before any later caller's, so the next call of a re-key finds the slot free; and once more if
- * the take lands granted after that.
+ * the take lands granted after that, or after the engine gave up on the store's answer.
  */
 async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> {
   const taking = wanted.take();
@@ -58,8 +59,12 @@ async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> 
     return await raceAbort(taking, signal);
   } catch (error) {
     // And again once the take lands granted after all: a store that re-sends it (Redis after a
-    // NOSCRIPT) runs it after that first give-back.
-    if (signal.aborted) taking.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
+    // NOSCRIPT) runs it after that first give-back. So too a take the engine gave up on (a slow
+    // store, past `storeTimeout`), which still runs once the store answers again.
+    const landing = signal.aborted
+      ? taking.catch((failed: unknown) => lateOf<number>(failed))
+      : lateOf<number>(error);
+    landing?.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
     throw error;
   } finally {
     leave();

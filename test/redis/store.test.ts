@@ -12,7 +12,8 @@ import {
   stitch,
   type ThrottleOptions,
 } from '../../src/index';
-import { createRedisStore, type RedisClient } from '../../src/redis/index';
+import { createRedisStore, type NodeRedisClient, type RedisClient } from '../../src/redis/index';
+import { createManualClock, type ManualClock } from '../../src/testing/index';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
 import { redisServerPath } from './server';
@@ -232,6 +233,98 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     } finally {
       await send(['CLIENT', 'UNPAUSE']);
     }
+  });
+
+  describe('what a command the engine gave up on (storeTimeout) does once Redis answers again', () => {
+    /**
+     * Runs `call` while Redis is paused, past a 100 ms storeTimeout on a manual clock, then lets
+     * Redis go on, and resolves once what the late command set off has reached it.
+     */
+    async function pastStoreTimeout<T>(
+      client: RedisClient,
+      clock: ManualClock,
+      call: () => Promise<T>,
+    ): Promise<T> {
+      // WRITE mode holds every script (each operation is one) and lets UNPAUSE through.
+      await send(['CLIENT', 'PAUSE', '60000', 'WRITE']);
+      let answer: T;
+      try {
+        const running = call();
+        // The store's answer is awaited, bounded: that bound is the clock's first timer.
+        await clock.untilPending();
+        await clock.advance(100);
+        answer = await running;
+      } finally {
+        await send(['CLIENT', 'UNPAUSE']);
+      }
+      // Two round trips on the store's connection: the late command has answered, and what its
+      // answer set off (a give-back, a release) has been sent, before the next call asks.
+      const ping = () => (client as NodeRedisClient).sendCommand(['PING']);
+      await ping();
+      await ping();
+      return answer;
+    }
+
+    it('a shared slot it takes is given back: the next call finds it free', async () => {
+      const clock = createManualClock();
+      await using s = await setup('redis', () => ok, { storeTimeout: 100, clock });
+      const pooled = pooledOn(s.vendor, 'late-slot', { concurrency: 1, maxWait: 0 });
+      // The script is known to the server by then, as in a running app: the take is one command.
+      await pooled(undefined, { engine: s.engine });
+      const late = await pastStoreTimeout(s.client, clock, () =>
+        pooled(undefined, { engine: s.engine }).report(),
+      );
+      expect(late.events).toContainEqual(
+        expect.objectContaining({ type: 'store', operation: 'concurrency' }),
+      );
+      await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
+      expect(s.vendor.requests()).toBe(3);
+    });
+
+    it('a probe lease it takes is released: the next call probes, not refused by a half-open breaker', async () => {
+      const clock = createManualClock();
+      await using s = await setup('redis', () => ok, { storeTimeout: 100, clock });
+      // The cooldown is over, as far as the server's clock is concerned.
+      await send([
+        'SET',
+        `${s.prefix}circuit:vendor`,
+        JSON.stringify({ state: 'open', until: 0 }),
+        'PX',
+        '60000',
+      ]);
+      const first = await pastStoreTimeout(s.client, clock, () =>
+        s.read(undefined, { engine: s.engine }).report(),
+      );
+      expect(first.events).toContainEqual(expect.objectContaining({ type: 'store', operation: 'circuit' }));
+      await expect(s.read(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
+      expect(s.vendor.requests()).toBe(2);
+      expect(JSON.parse(String(await send(['GET', `${s.prefix}circuit:vendor`])))).toMatchObject({
+        state: 'closed',
+      });
+    });
+
+    it('an idempotency claim it makes is settled: the key replays the answer instead of staying pending', async () => {
+      const clock = createManualClock();
+      await using s = await setup('redis', () => ({ status: 201, body: { charge: 1 } }), {
+        storeTimeout: 100,
+        clock,
+      });
+      const charge = stitch({
+        name: 'late-claim',
+        method: 'POST',
+        url: s.vendor.url('/charges'),
+        circuit: false,
+        idempotency: { keyOf: () => 'order-late' },
+      });
+      const first = await pastStoreTimeout(s.client, clock, () =>
+        charge({ body: {} }, { engine: s.engine }).report(),
+      );
+      expect(first.events).toContainEqual(
+        expect.objectContaining({ type: 'store', operation: 'idempotency' }),
+      );
+      await expect(charge({ body: {} }, { engine: s.engine })).resolves.toEqual({ charge: 1 });
+      expect(s.vendor.requests()).toBe(1);
+    });
   });
 
   it('every key it writes has a time to live', async () => {
