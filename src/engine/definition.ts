@@ -166,7 +166,11 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * @default 3 attempts for reads, 1 for writes without a key
    */
   retry?: number | RetryOptions | RetryValue | false | undefined;
-  /** A number bounds the whole call; `{ each, total }` bounds one attempt and the call. @default unbounded */
+  /**
+   * A number bounds the whole call; `{ each, total }` bounds one attempt and the call. An attempt
+   * runs until its body is read and its `output` validator is done (a validator the deadline
+   * ends is a timeout the breaker does not count: the vendor had answered). @default unbounded
+   */
   timeout?: TimeoutOptions | undefined;
   /** Circuit breaker, keyed by the URL's origin unless `key` is set. @default on, 5 failures, 30 s cooldown */
   circuit?: CircuitOptions | CircuitValue | boolean | undefined;

@@ -2,6 +2,7 @@
  * The send of one attempt: its headers, its per-attempt deadline, the request (following
  * redirects), the body read and parsed and validated; resolves what it proved about the vendor.
  */
+import { raceAbort } from './abort';
 import type { CircuitOutcome } from './circuit';
 import {
   type AttemptResult,
@@ -79,6 +80,7 @@ export async function dispatch<TData>(
   let headers = request.headers;
   const secrets = () => secretValues(headers, request.secrets, parts.secret);
   const scrubbed = (text: string) => scrub(text, secrets());
+  let answered = false;
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -121,8 +123,12 @@ export async function dispatch<TData>(
     }
     const text = await readBody(response, definition.maxBodyBytes, each.signal);
     const parsed = parseBody(text, response.headers.get('content-type'), definition.responseType);
-    // Without an `output` validator, no wait for one.
-    const data = definition.output ? await validate(definition.output, parsed) : (parsed as TData);
+    // Without an `output` validator, no wait for one. An asynchronous one is inside the attempt's
+    // deadline; one it ends says nothing about the vendor, which has answered in full.
+    answered = true;
+    const data = definition.output
+      ? await raceAbort(validate(definition.output, parsed), each.signal)
+      : (parsed as TData);
     return ['success', { type: 'success', data }];
   } catch (error) {
     if (left(context)) return ['neutral', { type: 'aborted' }];
@@ -138,8 +144,9 @@ export async function dispatch<TData>(
       const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
       return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
     }
-    if (total.expired) return ['failure', timedOut(context, total, attempt, true)];
-    if (each.expired) return ['failure', timedOut(context, each, attempt, true)];
+    const outcome = answered ? 'neutral' : 'failure';
+    if (total.expired) return [outcome, timedOut(context, total, attempt, true)];
+    if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
     // A connection that was never made sent nothing: that failure leaves no doubt behind.
     if (!neverConnected(error)) advance(context, { type: 'unanswered' });
     const network = failure(context, 'network', `${request.method} ${context.url} failed`, {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isAbortError,
   type RunReport,
+  type StandardSchemaV1,
   type StitchError,
   type StitchRun,
   stitch,
@@ -67,6 +68,49 @@ describe('timeouts: each and total are distinct, and neither is a cancel', () =>
       expect(types(events)).toContain('error');
       expect(types(events)).not.toContain('cancel');
       expect(events.at(-1)).toMatchObject({ type: 'done', outcome: 'error' });
+    },
+  );
+
+  it.each(['each', 'total'] as const)(
+    'timeout.%s bounds an output validator that never settles: a timeout the breaker does not count',
+    async (phase) => {
+      const { vendor, engine, clock } = await startScenario({
+        respond: () => ({ status: 200, body: { id: 7 } }),
+      });
+      let validating = () => {};
+      const checking = new Promise<void>((resolve) => {
+        validating = resolve;
+      });
+      const never: StandardSchemaV1<unknown, { id: number }> = {
+        '~standard': {
+          version: 1,
+          vendor: 'test',
+          validate: () => {
+            validating();
+            return new Promise(() => {});
+          },
+        },
+      };
+      const timeout: TimeoutOptions =
+        phase === 'each' ? { each: 1_000, total: 60_000 } : { each: 60_000, total: 1_000 };
+      const circuit = { key: uniqueKey('validated'), failures: 1 };
+      const read = stitch({
+        name: uniqueKey('validated'),
+        url: vendor.url('/v'),
+        retry: false,
+        timeout,
+        circuit,
+        output: never,
+      });
+      const run = read(undefined, { engine });
+      await checking;
+      await clock.advance(1_000);
+      expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase, requests: 1 });
+      expect(vendor.ledger.map((entry) => [entry.answered, entry.hungUp])).toEqual([[true, false]]);
+      expect(clock.pending()).toBe(0);
+      // The vendor answered in full: its breaker (one failure opens it) counted nothing.
+      const plain = stitch({ name: uniqueKey('plain'), url: vendor.url('/p'), circuit });
+      await expect(plain(undefined, { engine })).resolves.toEqual({ id: 7 });
     },
   );
 
