@@ -25,46 +25,34 @@ export interface StitchProviderProps {
   children?: ReactNode | undefined;
 }
 
-/**
- * `state`'s entries for keys the engine knows nothing of yet, and the others: those a mounted
- * reader may show, whose notification must not land inside a render. `undefined` when an entry
- * is malformed: `hydrate` then refuses the whole state, as it is.
- */
-function splitState(engine: Engine, state: DehydratedState) {
-  type Entry = DehydratedState['entries'][number];
-  const unknown: Entry[] = [];
-  const known: Entry[] = [];
-  if (!Array.isArray(state.entries)) return undefined;
-  for (const entry of state.entries as readonly unknown[]) {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string') return undefined;
+/** Whether the engine holds anything for one of `state`'s keys, which a reader elsewhere may show. */
+function holdsAny(engine: Engine, state: DehydratedState): boolean {
+  // A malformed state holds nothing here: `hydrate` refuses it, naming what is wrong.
+  if (!Array.isArray(state.entries)) return false;
+  return (state.entries as readonly unknown[]).some((entry) => {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string') return false;
     const { data, fetching, error } = engine.getSnapshot(entry[0]);
-    (data === undefined && !fetching && error === undefined ? unknown : known).push(
-      entry as unknown as Entry,
-    );
-  }
-  return [
-    { ...state, entries: unknown },
-    { ...state, entries: known },
-  ] as const;
+    return data !== undefined || fetching || error !== undefined;
+  });
 }
 
 /**
- * Takes `state` in, and each new `state` after it. Keys the engine knows nothing of are taken in
- * during the render, so the children's first render finds their data (a server render's
- * hydration matches); keys it holds already are taken in after the commit, since a reader
- * elsewhere may show them, and React forbids updating another component during a render.
- * Hydration never replaces newer data, so running it again changes nothing.
+ * Takes `state` in, and each new `state` after it. A state whose keys the engine knows nothing
+ * of is taken in during the render, so the children's first render finds its data (a server
+ * render's hydration matches). One with a key the engine holds already is taken in after the
+ * commit: a reader elsewhere may show that key, and React forbids updating another component
+ * during a render. Hydration never replaces newer data, and the same state taken in again
+ * changes nothing.
  */
 function useHydration(engine: Engine, state: DehydratedState | undefined) {
-  const later = useMemo(() => {
-    if (!state) return undefined;
-    const parts = splitState(engine, state);
-    engine.hydrate(parts ? parts[0] : state);
-    return parts?.[1];
+  const inRender = useMemo(() => {
+    if (!state || holdsAny(engine, state)) return false;
+    engine.hydrate(state);
+    return true;
   }, [engine, state]);
   useEffect(() => {
-    if (later?.entries.length) engine.hydrate(later);
-  }, [engine, later]);
+    if (state && !inRender) engine.hydrate(state);
+  }, [engine, state, inRender]);
 }
 
 /**
@@ -72,8 +60,8 @@ function useHydration(engine: Engine, state: DehydratedState | undefined) {
  * nested provider without an `engine` (for other `defaults`, say) keeps the enclosing one's.
  * With `state`, the engine is hydrated before any child renders, so hooks find the server's data
  * at once and send no second request for it; a new `state` (a route's, say) is taken in too.
- * Keys the engine holds already (a reader elsewhere shows them) take the state's data after the
- * commit, and only where it is newer.
+ * A state with keys the engine holds already (a reader elsewhere shows them) is taken in after
+ * the commit, its data only where it is newer.
  */
 export function StitchProvider({
   engine,

@@ -63,3 +63,22 @@ it('a provider handed a new state (the next page of a server-rendered app) takes
   await flushMicrotasks();
   expect(vendor.requests()).toBe(0);
 });
+
+it('the same state taken in again by a provider that mounts again has aged: it refreshes nothing', async () => {
+  const { vendor, engine, clock } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const state = stateOf(engine, getUser, 7, ada);
+  const page = () => (
+    <StitchProvider engine={engine} state={state}>
+      <Reader getUser={getUser} />
+    </StitchProvider>
+  );
+  render(page()).unmount();
+  await clock.advance(61_000);
+  render(page());
+  // Its data is a minute old as the state said, past the ttl: the reader asks again.
+  await vendor.arrival(1);
+  expect(vendor.requests()).toBe(1);
+  const [[key, , stamped]] = state.entries as [[string, User, number]];
+  expect(engine.getSnapshot(key).updatedAt).toBe(stamped);
+});
