@@ -67,6 +67,7 @@ export type { InspectEvent, InspectListener } from './engine/inspect';
 export type { InputArg } from './engine/invoke';
 export {
   type AnyStitch,
+  checkMutationOptions,
   type Invalidation,
   type MutateOptions,
   type MutationLifecycle,

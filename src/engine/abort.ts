@@ -132,6 +132,19 @@ export function onAbortShared(signal: AbortSignal, listener: () => void): () => 
   };
 }
 
+/** Whether `value` is an AbortSignal (of any realm: a test DOM's, say), or absent. */
+export function isSignalOrNone(value: unknown): value is AbortSignal | undefined {
+  if (value === undefined) return true;
+  const signal = value as Partial<AbortSignal> | null;
+  return (
+    typeof signal === 'object' &&
+    signal !== null &&
+    typeof signal.aborted === 'boolean' &&
+    typeof signal.addEventListener === 'function' &&
+    typeof signal.removeEventListener === 'function'
+  );
+}
+
 /**
  * Races `promise` against `signal`: rejects with the abort reason the moment the signal aborts,
  * without waiting for `promise`. The listener is removed when either side settles.

@@ -1,4 +1,4 @@
-import { abortReason, onAbortShared, raceAbort } from './abort';
+import { abortReason, isSignalOrNone, onAbortShared, raceAbort } from './abort';
 import type { Cache, CachePolicy } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
@@ -441,14 +441,7 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   if (typeof options !== 'object' || options === null)
     throw configError(stitch, 'options', 'must be an object');
   const { signal, idempotencyKey, revalidate } = options;
-  const isSignal =
-    signal === undefined ||
-    (typeof signal === 'object' &&
-      signal !== null &&
-      typeof signal.aborted === 'boolean' &&
-      typeof signal.addEventListener === 'function' &&
-      typeof signal.removeEventListener === 'function');
-  if (!isSignal) throw configError(stitch, 'signal', 'must be an AbortSignal');
+  if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')
     throw configError(stitch, 'revalidate', 'must be a boolean');
   return { signal, idempotencyKey, revalidate };

@@ -1,7 +1,7 @@
-import { raceAbort } from './abort';
+import { isSignalOrNone, raceAbort } from './abort';
 import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, type StitchLike } from './engine';
-import { isStitchError, reasonMessage, StitchError } from './errors';
+import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 
@@ -97,7 +97,13 @@ export function mutate<TData, TInput extends StitchInput, TContext = unknown>(
   input: InputArg<TInput>,
   options: MutateOptions<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): Promise<TData> {
-  const outcome = lifecycle(stitch, input as TInput, options);
+  let outcome: Promise<TData>;
+  try {
+    checkMutationOptions(stitch, options);
+    outcome = lifecycle(stitch, input as TInput, options);
+  } catch (error) {
+    outcome = Promise.reject(error);
+  }
   // Handled here: the outcome raises no unhandled rejection by itself.
   outcome.catch(() => {});
   return outcome;
@@ -157,6 +163,42 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
   if (pending) pending.then(undo);
   else await undo(context);
   throw result.error;
+}
+
+/** Whether `value` is a stitch, or a `[stitch, input]` pair. */
+const isInvalidation = (value: unknown): boolean => {
+  const [stitch, input] = Array.isArray(value) && value.length === 2 ? value : [value, undefined];
+  const named = (stitch as Partial<AnyStitch> | null)?.definition?.name;
+  return typeof named === 'string' && (input === undefined || (typeof input === 'object' && input !== null));
+};
+
+/**
+ * Checks the options of a mutation of `stitch` (what {@link mutate} takes, or a hook's lifecycle):
+ * throws a `config` error naming the first wrong one. A callback that is not a function, a
+ * signal that is not one, an `invalidates` that names no stitch (a stitch alone, a function too,
+ * would otherwise be called as if it listed them). `mutate` checks its own; an adapter's
+ * mutation hook calls it when it is given its options.
+ */
+export function checkMutationOptions(stitch: AnyStitch, given: unknown): void {
+  const { name } = stitch.definition;
+  if (typeof given !== 'object' || given === null) throw configError(name, 'options', 'must be an object');
+  const options = given as Record<string, unknown>;
+  if (!isSignalOrNone(options.signal)) throw configError(name, 'signal', 'must be an AbortSignal');
+  for (const field of ['onMutate', 'onSuccess', 'onError', 'onSettled']) {
+    const callback = options[field];
+    if (callback !== undefined && typeof callback !== 'function')
+      throw configError(name, field, 'must be a function');
+  }
+  const { invalidates } = options;
+  const listed = Array.isArray(invalidates) && invalidates.every(isInvalidation);
+  const made = typeof invalidates === 'function' && !isInvalidation(invalidates);
+  if (!(invalidates === undefined || listed || made)) {
+    throw configError(
+      name,
+      'invalidates',
+      'must list stitches or [stitch, input] pairs (a single stitch too: [stitch]), or be a function returning such a list',
+    );
+  }
 }
 
 /** Runs a lifecycle callback to its end; what it throws does not change the mutation's outcome. */

@@ -1,5 +1,6 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import {
+  checkMutationOptions,
   type InputArg,
   type MutationLifecycle,
   mintKey,
@@ -75,6 +76,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   stitch: Stitch<TData, TInput>,
   options: MutationLifecycle<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): MutationResult<TData, TInput> {
+  checkMutationOptions(stitch, options);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const [state, setState] = useState<MutationState<TData>>(IDLE);

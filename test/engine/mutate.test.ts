@@ -212,4 +212,27 @@ describe('mutate', () => {
     expect(invalidated(engine.keyOf(getTodos, undefined))).toBe(1);
     expect(invalidated(engine.keyOf(getTodo, three))).toBe(2);
   });
+
+  it('refuses a wrong option before anything runs: a config error naming it, nothing sent, no callback called', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const onMutate = vi.fn();
+    const wrong: Array<[string, Record<string, unknown>]> = [
+      // A stitch alone is a function too: it was called as if it listed what to invalidate.
+      ['invalidates', { invalidates: getTodos }],
+      ['invalidates', { invalidates: ['todos'] }],
+      ['invalidates', { invalidates: [[getTodos, 'all']] }],
+      ['onSuccess', { onSuccess: 'refresh' }],
+      // A controller instead of its signal, with an onMutate that would have run first.
+      ['signal', { signal: new AbortController() }],
+    ];
+    for (const [field, options] of wrong) {
+      const failure = await mutate(addTodo, input, { engine, onMutate, ...options } as never).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({ kind: 'config', field, stitch: addTodo.definition.name });
+    }
+    expect(onMutate).not.toHaveBeenCalled();
+    expect(vendor.requests()).toBe(0);
+  });
 });

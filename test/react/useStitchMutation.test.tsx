@@ -4,7 +4,7 @@
  * vendor sees a duplicate, not a second charge; `reset()` or a success starts a new intent.
  */
 import { act, renderHook } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { stitch } from '../../src/index';
 import { useStitchMutation } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
@@ -192,4 +192,23 @@ describe('the write in flight', () => {
     await expect(failed).rejects.toMatchObject({ kind: 'aborted', cause: reason });
     expect(result.current.status).toBe('error');
   });
+});
+
+it('refuses wrong options as it is given them: a config error naming the field, before any write', async () => {
+  const { vendor, wrapper } = await paymentVendor();
+  const charge = chargeStitch(vendor);
+  const orders = stitch({ name: uniqueKey('orders'), url: vendor.url('/orders') });
+  const silenced = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    // A stitch alone where a list of them belongs.
+    expect(() =>
+      renderHook(() => useStitchMutation(charge, { invalidates: orders as never }), { wrapper }),
+    ).toThrow(expect.objectContaining({ kind: 'config', field: 'invalidates' }));
+    expect(() =>
+      renderHook(() => useStitchMutation(charge, { onError: 'rollback' as never }), { wrapper }),
+    ).toThrow(expect.objectContaining({ kind: 'config', field: 'onError' }));
+  } finally {
+    silenced.mockRestore();
+  }
+  expect(vendor.requests()).toBe(0);
 });
