@@ -1,5 +1,6 @@
 import { type ReactNode, useContext, useEffect, useMemo } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
+import { checkOptions } from './checkOptions';
 import { EngineContext } from './context';
 import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerContext } from './triggers';
 
@@ -71,6 +72,7 @@ export function StitchProvider({
   onlineSource,
   children,
 }: StitchProviderProps) {
+  checkOptions('StitchProvider', undefined, { engine, focusSource, onlineSource, defaults });
   const enclosing = useEngine();
   const target = engine ?? enclosing;
   const parent = useContext(TriggerContext);

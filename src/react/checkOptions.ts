@@ -1,0 +1,95 @@
+import { StitchError } from '../index';
+
+/** What an option must be, and how that reads in the error when it is not. */
+type Rule = readonly [valid: (value: unknown) => boolean, problem: string];
+
+const absent = (value: unknown) => value === undefined;
+const orAbsent =
+  (valid: (value: unknown) => boolean) =>
+  (value: unknown): boolean =>
+    value === undefined || valid(value);
+const isFunction = (value: unknown) => typeof value === 'function';
+const isMs = (value: unknown) => typeof value === 'number' && value >= 0;
+/** Whether `value` has each of `names` as a method. */
+const methods = (value: unknown, ...names: string[]) =>
+  typeof value === 'object' &&
+  value !== null &&
+  names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+
+const SIGNAL: Rule = [
+  orAbsent((value) => typeof (value as AbortSignal | null)?.addEventListener === 'function'),
+  'must be an AbortSignal (a controller’s `.signal`)',
+];
+const MS: Rule = [orAbsent(isMs), 'must be a number of milliseconds ≥ 0'];
+const FLAG: Rule = [orAbsent((value) => typeof value === 'boolean'), 'must be a boolean'];
+const FUNCTION: Rule = [orAbsent(isFunction), 'must be a function'];
+
+/** The options each read hook checks, by name. */
+const RULES = {
+  useStitch: {
+    signal: SIGNAL,
+    debounce: MS,
+    staleTime: MS,
+    enabled: FLAG,
+    keepPrevious: FLAG,
+    select: FUNCTION,
+    refetchOnFocus: FLAG,
+    refetchOnReconnect: FLAG,
+    refetchInterval: [
+      orAbsent((value) => value === false || isMs(value)),
+      'must be a number of ms ≥ 0, or false',
+    ],
+  },
+  useStitchInfinite: {
+    signal: SIGNAL,
+    enabled: FLAG,
+    getNextPageParam: [isFunction, 'must be a function of the last page'],
+    getPreviousPageParam: FUNCTION,
+    pageInput: [
+      (value) => (typeof value === 'string' && value !== '') || isFunction(value),
+      'must name a query field, or be a function of the input and the page param',
+    ],
+    maxPages: [
+      (value) =>
+        absent(value) ||
+        value === Number.POSITIVE_INFINITY ||
+        (Number.isInteger(value) && (value as number) >= 1),
+      'must be a whole number of pages ≥ 1',
+    ],
+  },
+  useSuspenseStitch: { signal: SIGNAL, abandonAfter: MS },
+  StitchProvider: {
+    engine: [
+      orAbsent((value) => methods(value, 'getSnapshot', 'subscribe', 'keyOf')),
+      'must be an engine (createEngine())',
+    ],
+    focusSource: [
+      orAbsent((value) => methods(value, 'subscribe', 'isVisible')),
+      'must be { subscribe, isVisible }',
+    ],
+    onlineSource: [
+      orAbsent((value) => methods(value, 'subscribe', 'isOnline')),
+      'must be { subscribe, isOnline }',
+    ],
+    defaults: [
+      orAbsent((value) => typeof value === 'object' && value !== null),
+      'must be { refetchOnFocus, refetchOnReconnect, refetchInterval }',
+    ],
+  },
+} satisfies Record<string, Record<string, Rule>>;
+
+/**
+ * Throws a `config` error naming the first of `hook`'s options (or a provider's props) that is wrong (a controller where
+ * its signal belongs, a negative `staleTime`, a `pageInput` naming nothing), as the hook is given
+ * them: a wrong option never turns into a TypeError, a garbage request or a silent default later.
+ */
+export function checkOptions(hook: keyof typeof RULES, stitch: string | undefined, options: unknown): void {
+  const fail = (field: string, problem: string) => {
+    throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem}` });
+  };
+  if (typeof options !== 'object' || options === null) fail('options', 'must be an object');
+  const given = options as Record<string, unknown>;
+  for (const [field, [valid, problem]] of Object.entries(RULES[hook] as Record<string, Rule>)) {
+    if (!valid(given[field])) fail(field, problem);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * A wrong option of a read hook, or a wrong prop of `StitchProvider`, is a `config` error naming
+ * it as the hook is given it: never a TypeError deep inside, a garbage request or a silent default.
+ */
+import { renderHook } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { createEngine, type StitchInput, stitch } from '../../src/index';
+import { StitchProvider, useStitch, useStitchInfinite, useSuspenseStitch } from '../../src/react/index';
+import { uniqueKey } from '../helpers/keys';
+import { setup } from './harness';
+import { userStitch } from './users';
+
+beforeEach(() => {
+  // React reports each error a render throws; the tests look at the error itself.
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const refused = (field: string) => expect.objectContaining({ kind: 'config', field });
+const user = { params: { id: 7 } };
+
+it.each<[string, Record<string, unknown>]>([
+  ['signal', { signal: new AbortController() }],
+  ['signal', { signal: 'route' }],
+  ['staleTime', { staleTime: -1 }],
+  ['debounce', { debounce: Number.NaN }],
+  ['refetchInterval', { refetchInterval: '5s' }],
+  ['enabled', { enabled: 'false' }],
+  ['select', { select: 'name' }],
+])('useStitch refuses a wrong %s, sending nothing', async (field, options) => {
+  const { vendor, wrapper } = await setup();
+  const getUser = userStitch(vendor);
+  expect(() => renderHook(() => useStitch(getUser, user, options), { wrapper })).toThrow(refused(field));
+  expect(vendor.requests()).toBe(0);
+});
+
+it.each<[string, Record<string, unknown>]>([
+  ['maxPages', { maxPages: 0 }],
+  ['maxPages', { maxPages: 1.5 }],
+  ['pageInput', { pageInput: '' }],
+  ['pageInput', { pageInput: 5 }],
+  ['getNextPageParam', { getNextPageParam: undefined }],
+  ['signal', { signal: {} }],
+])('useStitchInfinite refuses a wrong %s, sending nothing', async (field, wrong) => {
+  const { vendor, wrapper } = await setup();
+  const list = stitch<{ next: number | null }, StitchInput>({
+    name: uniqueKey('list'),
+    url: vendor.url('/list'),
+  });
+  const options = { initialPageParam: 0, getNextPageParam: () => null, pageInput: 'page', ...wrong };
+  expect(() => renderHook(() => useStitchInfinite(list, {}, options as never), { wrapper })).toThrow(
+    refused(field),
+  );
+  expect(vendor.requests()).toBe(0);
+});
+
+it('useSuspenseStitch refuses a wrong signal, sending nothing', async () => {
+  const { vendor, wrapper } = await setup();
+  const getUser = userStitch(vendor);
+  expect(() =>
+    renderHook(() => useSuspenseStitch(getUser, user, { signal: new AbortController() as never }), {
+      wrapper,
+    }),
+  ).toThrow(refused('signal'));
+  expect(vendor.requests()).toBe(0);
+});
+
+it.each<[string, Record<string, unknown>]>([
+  ['engine', { engine: createEngine }],
+  ['engine', { engine: {} }],
+  ['focusSource', { focusSource: {} }],
+  ['onlineSource', { onlineSource: { subscribe: () => () => {} } }],
+])('StitchProvider refuses a wrong %s', async (field, props) => {
+  const { vendor } = await setup();
+  const getUser = userStitch(vendor);
+  const wrapper = ({ children }: { children?: ReactNode }) => (
+    <StitchProvider {...(props as object)}>{children}</StitchProvider>
+  );
+  expect(() => renderHook(() => useStitch(getUser, user), { wrapper })).toThrow(refused(field));
+  expect(vendor.requests()).toBe(0);
+});
