@@ -334,7 +334,8 @@ export function define<TData, TInput extends StitchInput>(
     'must be an object of functions',
   );
   for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
-    check(typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
+    // Undefined is no hook, as the types allow: an optional prop forwarded as it is.
+    check(fn === undefined || typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
   }
   const isRead = method === 'GET' || method === 'HEAD';
   check(
@@ -344,6 +345,10 @@ export function define<TData, TInput extends StitchInput>(
     'must be a boolean',
   );
   const { policy: idempotency, records } = forms.idempotency(config.idempotency, method, name);
+  // `Headers` would send `undefined` (an unset environment variable) as the text "undefined".
+  for (const [header, value] of Object.entries(isRecord(config.headers) ? config.headers : {})) {
+    check(typeof value === 'string', name, `headers.${header}`, 'must be a string');
+  }
   let headers: Headers;
   try {
     headers = new Headers(config.headers);

@@ -174,8 +174,10 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
     return `${path} is ${value}, which JSON sends as null`;
   if (typeof value !== 'object' || value === null) return undefined;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  if (typeof (value as { then?: unknown }).then === 'function')
+    return `${path} is a Promise (or thenable): await it before the call`;
   const tag = tagOf(value).slice(8, -1);
-  if (['Map', 'Set', 'WeakMap', 'WeakSet'].includes(tag))
+  if (['Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef', 'Error', 'RegExp', 'Response', 'Request'].includes(tag))
     return `${path} is a ${tag}, which JSON sends as {}`;
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);

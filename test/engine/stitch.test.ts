@@ -56,6 +56,17 @@ describe('stitch(): config validation at definition time', () => {
     ['a non-boolean coalesce', 'coalesce', withOption({ coalesce: 'yes' })],
     ['an invalid header name', 'headers', withOption({ headers: { 'bad name': 'x' } })],
     ['an invalid header value', 'headers', withOption({ headers: { 'x-ok': 'a\nb' } })],
+    // An unset environment variable: Headers would send the text "undefined".
+    [
+      'an undefined header value',
+      'headers.authorization',
+      withOption({ headers: { authorization: undefined } }),
+    ],
+    [
+      'a header value that is an object',
+      'headers.x-tenant',
+      withOption({ headers: { 'x-tenant': { id: 1 } } }),
+    ],
     ['timeout 0', 'timeout', withOption({ timeout: 0 })],
     ['timeout -1', 'timeout', withOption({ timeout: -1 })],
     ['timeout NaN', 'timeout', withOption({ timeout: Number.NaN })],
@@ -110,6 +121,11 @@ describe('stitch(): config validation at definition time', () => {
   it('takes throttle.concurrency Infinity, its documented default (no limit)', () => {
     const open = stitch(withOption({ throttle: { concurrency: Infinity, rate: '5/s' } }) as StitchConfig);
     expect(open.definition.throttle).toMatchObject({ concurrency: Infinity, rate: { count: 5, per: 1_000 } });
+  });
+
+  it('takes a hook left undefined, as its type allows (an optional prop forwarded as it is)', () => {
+    const quiet = stitch(withOption({ hooks: { onError: undefined, onRetry: () => {} } }) as StitchConfig);
+    expect(typeof quiet.definition.hooks.onRetry).toBe('function');
   });
 
   it('names the stitch in the error once it has a name', () => {

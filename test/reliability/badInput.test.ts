@@ -128,6 +128,11 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     ['a bigint', { n: 10n }],
     ['Infinity', { n: Number.POSITIVE_INFINITY }],
     ['a cycle', cyclic],
+    // What JSON would send as {} (or a forgotten await): nothing the caller meant.
+    ['a Promise', Promise.resolve({ amount: 5 })],
+    ['an Error', new TypeError('bad')],
+    ['a RegExp inside an object', { pattern: /ab+c/ }],
+    ['a Response', new Response('{}')],
   ])('a body that is %s', async (_label, body) => {
     const { vendor, engine } = await startScenario();
     const run = callSafely(() => charge(vendor)({ params: { id: 1 }, body }, { engine }));
