@@ -27,6 +27,7 @@ export interface ManualClock extends Clock {
    * Resolves once at least `count` timers are scheduled (at once if they already are), so a test
    * can wait for the engine to reach a sleep or a deadline without polling.
    * @param count @default 1
+   * @throws StitchError (`config`, field `count`) unless `count` is a whole number ≥ 0.
    */
   untilPending(count?: number): Promise<void>;
 }
@@ -46,8 +47,11 @@ async function flushMicrotasks(): Promise<void> {
  * Creates a manual clock starting at `start` ms. Timers due at the same moment fire in the order
  * they were scheduled.
  * @param start initial value of `now()` and of `wallNow()`. @default 0
+ * @throws StitchError (`config`, field `start`) unless `start` is a finite number.
  */
 export function createManualClock(start = 0): ManualClock {
+  if (!Number.isFinite(start))
+    throw configError(undefined, 'start', 'must be a finite number of milliseconds');
   let now = start;
   // The wall clock is the monotonic one plus whatever `stepWall` added.
   let wallOffset = 0;
@@ -92,6 +96,8 @@ export function createManualClock(start = 0): ManualClock {
     sleep: sleepOn(schedule),
     pending: () => timers.length,
     untilPending(count = 1) {
+      if (!(Number.isInteger(count) && count >= 0))
+        throw configError(undefined, 'count', 'must be a whole number of timers ≥ 0');
       if (timers.length >= count) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
     },

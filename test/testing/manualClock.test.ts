@@ -28,6 +28,13 @@ describe('createManualClock', () => {
     );
     expect(clock.now()).toBe(1_000);
     expect(clock.wallNow()).toBe(1_000);
+    // A start that is no time, and a count of timers that is none, would hang a test instead.
+    for (const start of [Number.NaN, '5', Number.POSITIVE_INFINITY]) {
+      expect(() => createManualClock(start as number)).toThrow(expect.objectContaining({ field: 'start' }));
+    }
+    for (const count of [Number.NaN, 'x', 1.5]) {
+      expect(() => clock.untilPending(count as number)).toThrow(expect.objectContaining({ field: 'count' }));
+    }
   });
 
   it('never fires a timer of Infinity ms, as the real clock never does: next() does not jump time to it', async () => {
