@@ -196,6 +196,7 @@ export function createEngine(options?: EngineOptions): Engine {
    * reload) is not dropped by its first call, nor is the old one's read through it.
    */
   const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
+    checkStitch(stitch, method);
     register(stitch.definition);
     const key = cacheKey(keys, stitch.definition, input as never);
     if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
@@ -206,10 +207,17 @@ export function createEngine(options?: EngineOptions): Engine {
     call,
     clock,
     circuitState: (key) => readCircuit(shared, store, key),
-    keyOf: (stitch, input) => cacheKey(keys, stitch.definition, input),
-    subscribe: (key, listener) => cache.subscribe(key, listener),
+    keyOf: (stitch, input) => {
+      checkStitch(stitch, 'keyOf');
+      return cacheKey(keys, stitch.definition, input);
+    },
+    subscribe: (key, listener) => {
+      checkListener(listener);
+      return cache.subscribe(key, listener);
+    },
     getSnapshot: (key) => cache.snapshot(key),
     invalidate(stitch, input) {
+      checkStitch(stitch, 'invalidate');
       const { definition } = stitch;
       if (input === undefined) {
         invalidateWhere((key) => keys.belongsTo(key, definition.name));
@@ -254,6 +262,12 @@ export function defaultEngine(): Engine {
   const holder = globalThis as { [DEFAULT_ENGINE]?: Engine };
   holder[DEFAULT_ENGINE] ??= createEngine();
   return holder[DEFAULT_ENGINE];
+}
+
+/** What an engine method is given as a stitch must be one: anything else is a `config` error naming the method. */
+function checkStitch(stitch: unknown, method: string): void {
+  const name = (stitch as StitchLike<unknown, never> | null)?.definition?.name;
+  if (typeof name !== 'string') throw configError(undefined, method, 'takes a stitch first');
 }
 
 /** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */

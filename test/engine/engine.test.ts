@@ -1,6 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { createEngine, createMemoryStore, type StitchEvent, type Store, stitch } from '../../src/index';
+import {
+  createEngine,
+  createMemoryStore,
+  type Engine,
+  type StitchEvent,
+  type Store,
+  stitch,
+} from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
 import { eventTypes, snapshotWhere } from '../helpers/runs';
@@ -159,6 +166,20 @@ describe('createEngine', () => {
     expect(invalid.error).toMatchObject({ kind: 'invalid', dispatched: true });
     expect(invalid.error?.cause).toBe(issues);
   });
+
+  it.each<[string, (engine: Engine) => unknown]>([
+    ['invalidate', (engine) => engine.invalidate(undefined as never)],
+    ['invalidate', (engine) => engine.invalidate('getUser' as never)],
+    ['setData', (engine) => engine.setData({} as never, undefined, 1)],
+    ['getData', (engine) => engine.getData(null as never, undefined)],
+    ['keyOf', (engine) => engine.keyOf('getUser' as never, undefined)],
+    ['listener', (engine) => engine.subscribe('key', 'refetch' as never)],
+  ])(
+    '%s given what is not a stitch (or a listener that is no function) is a config error naming it',
+    (field, misuse) => {
+      expect(() => misuse(createEngine())).toThrow(expect.objectContaining({ kind: 'config', field }));
+    },
+  );
 
   it('runs on the default engine when no engine is given', async () => {
     const fetch = vi.spyOn(globalThis, 'fetch').mockResolvedValue(json({ from: 'default' }));
