@@ -12,6 +12,7 @@ import { configError } from './errors';
 import { safely } from './events';
 import { andThen, isPending, type Maybe } from './maybe';
 import type { Part } from './parts';
+import { isRecord } from './record';
 import { type CircuitChange, circuitTtl, type SharedState } from './shared';
 import { type LocalStore, lateOf, type Store } from './store';
 
@@ -180,7 +181,7 @@ export function normalizeCircuit(
     'circuit.failureStatus',
     'must be a function',
   );
-  check(w === undefined || (typeof w === 'object' && w !== null), 'circuit.window', 'must be an object');
+  check(w === undefined || isRecord(w), 'circuit.window', 'must be an object');
   const ratio = w?.ratio ?? 0.5;
   check(typeof ratio === 'number' && ratio > 0 && ratio <= 1, 'circuit.window.ratio', 'must be in (0, 1]');
   const cooldown = positive(options.cooldown, 'circuit.cooldown', false, 30_000);

@@ -45,7 +45,8 @@ export function normalizeIdempotency<TInput>(
   if (value.keyOf !== undefined && typeof value.keyOf !== 'function') {
     throw configError(stitchName, 'idempotency.keyOf', 'must be a function of the input');
   }
-  if (value.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.header)) {
+  const { header } = value;
+  if (header !== undefined && !(typeof header === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header))) {
     throw configError(stitchName, 'idempotency.header', 'must be a valid header name');
   }
   const { ttl } = value;

@@ -80,6 +80,8 @@ describe('stitch(): config validation at definition time', () => {
     ['circuit.failures 0', 'circuit.failures', withOption({ circuit: { failures: 0 } })],
     ['throttle.concurrency 0', 'throttle.concurrency', withOption({ throttle: { concurrency: 0 } })],
     ['idempotency.keyOf not a function', 'idempotency.keyOf', withOption({ idempotency: { keyOf: 'id' } })],
+    ['idempotency.header a number', 'idempotency.header', withOption({ idempotency: { header: 5 } })],
+    ['circuit.window a list', 'circuit.window', withOption({ circuit: { window: [] } })],
     // Values of the wrong shape altogether, which defaults once hid.
     ['cache as a string', 'cache', withOption({ cache: '30000' })],
     ['cache true', 'cache', withOption({ cache: true })],
