@@ -76,13 +76,12 @@ function server(url: string): Attributes {
  * active where the call was made (a server's request span, say).
  */
 export function createOtelSink(options: OtelSinkOptions = {}): OtelSink {
-  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function') {
-    throw new StitchError({
-      kind: 'config',
-      field: 'tracer',
-      message: '`tracer` must be an OpenTelemetry Tracer',
-    });
-  }
+  const refuse = (field: string, problem: string) => {
+    throw new StitchError({ kind: 'config', field, message: `\`${field}\` ${problem}` });
+  };
+  if (typeof options !== 'object' || options === null) refuse('options', 'must be { tracer }');
+  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
+    refuse('tracer', 'must be an OpenTelemetry Tracer');
   const tracer = options.tracer ?? trace.getTracer('stitch-fetch');
   const runs = new Map<string, RunSpan>();
   const attempts = new Map<string, AttemptSpan>();

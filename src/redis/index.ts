@@ -86,6 +86,8 @@ const describeRaw = (raw: string): string => {
 export function createRedisStore(client: RedisClient, options: RedisStoreOptions = {}): SharedState {
   const send = commandsOf(client);
   const run = scriptsOf(send);
+  if (typeof options !== 'object' || options === null)
+    throw configError(undefined, 'options', 'must be { prefix }');
   const { prefix = 'stitch:' } = options;
   if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
 

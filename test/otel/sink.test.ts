@@ -189,9 +189,12 @@ describe('createOtelSink', () => {
   });
 });
 
-it('refuses a tracer that is not one, naming the field', () => {
+it('refuses a tracer that is not one, or options that are none, naming the field', () => {
   expect(() => createOtelSink({ tracer: {} as never })).toThrowError(
     expect.objectContaining({ kind: 'config', field: 'tracer' }),
+  );
+  expect(() => createOtelSink('tracer' as never)).toThrowError(
+    expect.objectContaining({ kind: 'config', field: 'options' }),
   );
 });
 

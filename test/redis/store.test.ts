@@ -418,5 +418,6 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     };
     expect(fieldOf(() => createRedisStore({} as RedisClient))).toBe('client');
     expect(fieldOf(() => createRedisStore(redis.admin, { prefix: 7 as never }))).toBe('prefix');
+    expect(fieldOf(() => createRedisStore(redis.admin, 'app:' as never))).toBe('options');
   });
 });
