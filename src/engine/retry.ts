@@ -218,8 +218,44 @@ export function backoffDelay(
   return backoff.jitter === 'full' ? random() * cap : cap;
 }
 
-/** Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name. */
-const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(?<month>${MONTHS.join('|')})`;
+const TIME = '(?<h>\\d\\d):(?<m>\\d\\d):(?<s>\\d\\d)';
+const DAY_NAME = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
+/**
+ * The three HTTP-date forms, whole (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
+ * RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT`, asctime `Sun Nov  6 08:49:37 1994`.
+ */
+const HTTP_DATES = [
+  new RegExp(`^(?:${DAY_NAME}), (?<day>\\d\\d) ${MONTH} (?<year>\\d{4}) ${TIME} GMT$`),
+  new RegExp(
+    `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (?<day>\\d\\d)-${MONTH}-(?<yy>\\d\\d) ${TIME} GMT$`,
+  ),
+  new RegExp(`^(?:${DAY_NAME}) ${MONTH} (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`),
+];
+
+/** An HTTP-date in epoch ms; `undefined` unless `value` is one, whole, of a real moment (no 30 Feb). */
+function parseHttpDate(value: string): number | undefined {
+  const groups = HTTP_DATES.map((form) => form.exec(value)?.groups).find(Boolean);
+  if (!groups) return undefined;
+  const { day, month, year, yy, h, m, s } = groups as Record<string, string>;
+  // RFC 850's two-digit year: 00–69 is 20xx, 70–99 19xx (a pivot, as most HTTP stacks read it).
+  const fullYear = year === undefined ? (Number(yy) < 70 ? 2000 : 1900) + Number(yy) : Number(year);
+  const parts = [fullYear, MONTHS.indexOf(month as string), Number(day), Number(h), Number(m), Number(s)];
+  const [y, mo, d, hh, mm, ss] = parts as [number, number, number, number, number, number];
+  const at = Date.UTC(y, mo, d, hh, mm, ss);
+  const back = new Date(at);
+  // Date.UTC rolls 30 Feb over into March and 25:00 into the next day: a real moment reads back as given.
+  const read = [
+    back.getUTCFullYear(),
+    back.getUTCMonth(),
+    back.getUTCDate(),
+    back.getUTCHours(),
+    back.getUTCMinutes(),
+    back.getUTCSeconds(),
+  ];
+  return read.every((field, index) => field === parts[index]) ? at : undefined;
+}
 
 /**
  * A `Retry-After` header in ms from `now` (epoch ms): delta-seconds (`"120"`) or an HTTP-date.
@@ -229,10 +265,9 @@ export function parseRetryAfter(header: string | null | undefined, now: number):
   const value = header?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  // Date.parse alone accepts "1.5" or "2025-01-01"; asctime has no zone but HTTP dates are GMT.
-  if (!HTTP_DATE.test(value)) return undefined;
-  const at = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  // Not Date.parse: it takes "1.5", "2025-01-01", "Mon, 1" or 30 Feb as dates.
+  const at = parseHttpDate(value);
+  return at === undefined ? undefined : Math.max(0, at - now);
 }
 
 /**

@@ -159,21 +159,37 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(' 0 ', now)).toBe(0);
   });
 
-  it('reads an HTTP-date relative to now, to the second', () => {
+  it('reads an HTTP-date relative to now, to the second, in each of its three forms', () => {
     expect(parseRetryAfter(new Date(now + 5_000).toUTCString(), now)).toBe(4_750);
     expect(parseRetryAfter('Tue Jan  1 12:00:10 2030', now)).toBe(9_750);
+    expect(parseRetryAfter('Tuesday, 01-Jan-30 12:00:20 GMT', now)).toBe(19_750);
   });
 
   it('reads a date in the past as 0', () => {
     expect(parseRetryAfter(new Date(now - 60_000).toUTCString(), now)).toBe(0);
   });
 
-  it.each([null, undefined, '', 'soon', '-5', '1.5', '1e3', '2030-01-02', 'Fri, 99 Jan 2030 00:00:00 GMT'])(
-    'ignores %j',
-    (header) => {
-      expect(parseRetryAfter(header, now)).toBeUndefined();
-    },
-  );
+  it.each([
+    null,
+    undefined,
+    '',
+    'soon',
+    '-5',
+    '1.5',
+    '1e3',
+    '2030-01-02',
+    'Fri, 99 Jan 2030 00:00:00 GMT',
+    // Bad HTTP-dates that Date.parse reads as some date, past or far ahead.
+    'Mon, 1',
+    'Wed 12',
+    'Mon 2099',
+    'Fri, 2099',
+    'Sun, 30 Feb 2099 00:00:00 GMT',
+    'Tue, 01 Jan 2030 25:00:00 GMT',
+    'Tue, 01 Jan 2030 12:00:10',
+  ])('ignores %j', (header) => {
+    expect(parseRetryAfter(header, now)).toBeUndefined();
+  });
 
   it('reads a date a year away as it is, for nextDelay to cap', () => {
     const yearAway = parseRetryAfter(new Date(now + 365 * 86_400_000).toUTCString(), now);
