@@ -48,7 +48,10 @@ export interface CircuitWindow {
 export interface CircuitOptions {
   /** Which breaker a call counts against. @default the URL's origin */
   key?: string | undefined;
-  /** Consecutive failures that open the breaker (ignored in rolling-window mode). @default 5 */
+  /**
+   * Consecutive failures that open the breaker (ignored in rolling-window mode): a success resets
+   * the count, as does a day without any failure. @default 5
+   */
   failures?: number | undefined;
   /** How long (ms) the breaker stays open before one probe may go through. @default 30_000 */
   cooldown?: number | undefined;

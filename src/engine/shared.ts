@@ -129,9 +129,16 @@ export type SharedThrottle = (
 /** The operation a shared retry budget needs. */
 export type BudgetStore = Required<Pick<SharedState, 'budget'>>;
 
-/** How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds. */
+/** A breaker's entry lasts at least this long (ms) after its last change: a day. */
+const CIRCUIT_MIN_TTL = 86_400_000;
+
+/**
+ * How long (ms) a breaker's entry outlives its last change: long enough for every timer it holds,
+ * and for consecutive failures spaced minutes apart to add up (a day, at least). Past it, a
+ * breaker nobody used is forgotten: closed, no failure counted.
+ */
 export function circuitTtl(limits: CircuitLimits): number {
-  return 2 * (limits.cooldown + limits.probeTimeout) + (limits.window?.size ?? 0);
+  return Math.max(CIRCUIT_MIN_TTL, 2 * (limits.cooldown + limits.probeTimeout) + (limits.window?.size ?? 0));
 }
 
 /** Whether `value` is a `SharedState` (a store that implements the operations itself, like Redis's). */

@@ -75,6 +75,22 @@ describe('closed', () => {
     expect(t.transitions).toEqual([{ key: t.key, from: 'closed', to: 'open' }]);
   });
 
+  it('adds up failures spaced minutes apart (a vendor failing now and then), and forgets them after a quiet day', async () => {
+    const t = setup();
+    for (let i = 0; i < 4; i++) {
+      await t.call(consecutive, 'failure');
+      await t.clock.advance(5 * 60_000);
+    }
+    await t.call(consecutive, 'failure');
+    expect((await t.circuit.state(t.key)).state).toBe('open');
+
+    const quiet = setup();
+    for (let i = 0; i < 4; i++) await quiet.call(consecutive, 'failure');
+    await quiet.clock.advance(86_400_000);
+    await quiet.call(consecutive, 'failure');
+    expect(await quiet.circuit.state(quiet.key)).toEqual({ state: 'closed', failures: 1 });
+  });
+
   it('never opens on neutral outcomes (caller aborts), even 100 of them', async () => {
     const t = setup();
     await t.call(consecutive, 'failure');
