@@ -127,6 +127,9 @@ function checkDehydrated(state: unknown): DehydratedState {
   return state as DehydratedState;
 }
 
+/** How many states' times `hydrate` remembers (a route's each, say): the latest are what come again. */
+const KEPT_SHIFTS = 64;
+
 const EMPTY: CacheSnapshot = Object.freeze({
   data: undefined,
   updatedAt: undefined,
@@ -177,8 +180,10 @@ export type CacheObserver = (key: string, snapshot: CacheSnapshot | undefined, r
  */
 export function createCache(clock: Clock, maxEntries: number, observe?: CacheObserver) {
   const entries = new Map<string, Entry>();
-  // Each state hydrated with its time, and how far its stamps moved onto this clock.
-  const shifts = new WeakMap<DehydratedState, number>();
+  // How far the stamps of a state taken at a time (`at`, on its own clock) moved onto this one,
+  // the latest few: a copy of that state (parsed again from the page, split, taken in again) moves
+  // as the first did, so it has aged as the first has.
+  const shifts = new Map<number, number>();
   // The entries nobody subscribes to, least recently used first: the only ones eviction may take,
   // so it never walks past subscribed keys, however many there are.
   const idle = new Map<string, Entry>();
@@ -311,8 +316,11 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       const now = clock.now();
       // A state that says when it was taken is read by age: its stamps move onto this clock, once
       // (the same state taken in again, by a provider that mounts again, has aged meanwhile).
-      const shift = at === undefined ? 0 : (shifts.get(state) ?? now - at);
-      if (at !== undefined) shifts.set(state, shift);
+      const shift = at === undefined ? 0 : (shifts.get(at) ?? now - at);
+      if (at !== undefined && !shifts.has(at)) {
+        shifts.set(at, shift);
+        if (shifts.size > KEPT_SHIFTS) shifts.delete(shifts.keys().next().value as number);
+      }
       for (const [key, data, stamped] of taken) {
         const local = stamped + shift;
         const current = entries.get(key)?.snapshot.updatedAt;

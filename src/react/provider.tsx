@@ -26,34 +26,53 @@ export interface StitchProviderProps {
   children?: ReactNode | undefined;
 }
 
-/** Whether the engine holds anything for one of `state`'s keys, which a reader elsewhere may show. */
-function holdsAny(engine: Engine, state: DehydratedState): boolean {
-  // A malformed state holds nothing here: `hydrate` refuses it, naming what is wrong.
-  if (!Array.isArray(state.entries)) return false;
-  return (state.entries as readonly unknown[]).some((entry) => {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string') return false;
+type Entry = DehydratedState['entries'][number];
+
+/** Whether `entry` is one `hydrate` takes: `[key, data, updatedAt]`. */
+const isEntry = (entry: unknown): entry is Entry =>
+  Array.isArray(entry) &&
+  entry.length === 3 &&
+  typeof entry[0] === 'string' &&
+  entry[1] !== undefined &&
+  Number.isFinite(entry[2]);
+
+/**
+ * `state` as two: its entries for keys the engine knows nothing of, and those it holds already,
+ * which a reader elsewhere may show. `undefined` for a malformed state: `hydrate` refuses it
+ * whole, naming what is wrong. Both keep the state's time, so they age as it does.
+ */
+function splitState(engine: Engine, state: DehydratedState) {
+  if (!Array.isArray(state.entries) || !state.entries.every(isEntry)) return undefined;
+  const unknown: Entry[] = [];
+  const held: Entry[] = [];
+  for (const entry of state.entries) {
     const { data, fetching, error } = engine.getSnapshot(entry[0]);
-    return data !== undefined || fetching || error !== undefined;
-  });
+    (data === undefined && !fetching && error === undefined ? unknown : held).push(entry);
+  }
+  return [
+    { ...state, entries: unknown },
+    { ...state, entries: held },
+  ] as const;
 }
 
 /**
- * Takes `state` in, and each new `state` after it. A state whose keys the engine knows nothing
- * of is taken in during the render, so the children's first render finds its data (a server
- * render's hydration matches). One with a key the engine holds already is taken in after the
- * commit: a reader elsewhere may show that key, and React forbids updating another component
- * during a render. Hydration never replaces newer data, and the same state taken in again
- * changes nothing.
+ * Takes `state` in, and each new `state` after it. Keys the engine knows nothing of are taken in
+ * during the render, so the children's first render finds their data (a server render's
+ * hydration matches, and no child asks for it again). Keys it holds already are taken in after
+ * the commit: a reader elsewhere may show them, and React forbids updating another component
+ * during a render. Hydration never replaces newer data, and a state taken in again (or a copy
+ * of it) has aged as the first did.
  */
 function useHydration(engine: Engine, state: DehydratedState | undefined) {
-  const inRender = useMemo(() => {
-    if (!state || holdsAny(engine, state)) return false;
-    engine.hydrate(state);
-    return true;
+  const later = useMemo(() => {
+    if (!state) return undefined;
+    const parts = splitState(engine, state);
+    engine.hydrate(parts ? parts[0] : state);
+    return parts?.[1].entries.length ? parts[1] : undefined;
   }, [engine, state]);
   useEffect(() => {
-    if (state && !inRender) engine.hydrate(state);
-  }, [engine, state, inRender]);
+    if (later) engine.hydrate(later);
+  }, [engine, later]);
 }
 
 /**
@@ -61,8 +80,8 @@ function useHydration(engine: Engine, state: DehydratedState | undefined) {
  * nested provider without an `engine` (for other `defaults`, say) keeps the enclosing one's.
  * With `state`, the engine is hydrated before any child renders, so hooks find the server's data
  * at once and send no second request for it; a new `state` (a route's, say) is taken in too.
- * A state with keys the engine holds already (a reader elsewhere shows them) is taken in after
- * the commit, its data only where it is newer.
+ * Keys the engine holds already (a reader elsewhere shows them) take the state's data after the
+ * commit, and only where it is newer.
  */
 export function StitchProvider({
   engine,

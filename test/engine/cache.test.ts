@@ -153,6 +153,9 @@ describe('createCache', () => {
     await clock.advance(10_000);
     client.hydrate(state);
     expect(client.snapshot('k')).toMatchObject({ data: { v: 2 }, updatedAt: 15_000 });
+    // So has a copy of it (parsed again from the page on each render).
+    client.hydrate(JSON.parse(JSON.stringify(state)));
+    expect(client.snapshot('k')).toMatchObject({ data: { v: 2 }, updatedAt: 15_000 });
   });
 
   it('a state without its time (written by hand) is read on the hydrating clock', () => {

@@ -82,3 +82,63 @@ it('the same state taken in again by a provider that mounts again has aged: it r
   const [[key, , stamped]] = state.entries as [[string, User, number]];
   expect(engine.getSnapshot(key).updatedAt).toBe(stamped);
 });
+
+it("a route's state with a key a reader elsewhere shows and a new one: the new one is there at the first render, nothing sent for it", async () => {
+  const { vendor, engine, clock, answer } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const errors = vi.spyOn(console, 'error');
+  const header = recorder<QueryResult<User>>();
+  const page = recorder<QueryResult<User>>();
+  const grace = { id: 8, name: 'Grace' };
+  const app = (state?: DehydratedState) => (
+    <StitchProvider engine={engine}>
+      <Reader getUser={getUser} shown={header} />
+      {state && (
+        <StitchProvider state={state}>
+          <Reader getUser={getUser} id={8} shown={page} />
+        </StitchProvider>
+      )}
+    </StitchProvider>
+  );
+  const view = render(app());
+  await vendor.arrival(1);
+  await answer(1, { body: ada });
+  await clock.advance(1_000);
+  const renamed = { ...ada, name: 'Ada L.' };
+  const both = stateOf(engine, getUser, 7, renamed);
+  const stamped = both.at as number;
+  const state = {
+    ...both,
+    entries: [...both.entries, [engine.keyOf(getUser, { params: { id: 8 } }) as string, grace, stamped]],
+  } as DehydratedState;
+  view.rerender(app(state));
+  await flushMicrotasks();
+  expect(page.renders[0]).toMatchObject({ status: 'success', data: grace });
+  expect(header.last).toMatchObject({ status: 'success', data: renamed });
+  expect(errors).not.toHaveBeenCalled();
+  expect(vendor.requests()).toBe(1);
+});
+
+it('a copy of the state made at each render (parsed again from the page) never takes back newer data', async () => {
+  const { vendor, engine, clock, answer } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const shown = recorder<QueryResult<User>>();
+  const json = JSON.stringify(stateOf(engine, getUser, 7, ada));
+  const page = () => (
+    <StitchProvider engine={engine} state={JSON.parse(json)}>
+      <Reader getUser={getUser} shown={shown} />
+    </StitchProvider>
+  );
+  const view = render(page());
+  expect(shown.last).toMatchObject({ status: 'success', data: ada });
+  await clock.advance(1_000);
+  engine.invalidate(getUser);
+  await vendor.arrival(1);
+  const renamed = { ...ada, name: 'Ada L.' };
+  await answer(1, { body: renamed });
+  expect(shown.last).toMatchObject({ status: 'success', data: renamed });
+  await clock.advance(1_000);
+  view.rerender(page());
+  await flushMicrotasks();
+  expect(shown.last).toMatchObject({ status: 'success', data: renamed });
+});
