@@ -24,6 +24,16 @@ const MS: Rule = [orAbsent(isMs), 'must be a number of milliseconds ≥ 0'];
 const FLAG: Rule = [orAbsent((value) => typeof value === 'boolean'), 'must be a boolean'];
 const FUNCTION: Rule = [orAbsent(isFunction), 'must be a function'];
 
+/** The refetch triggers, a hook's own or a provider's `defaults`. */
+const TRIGGERS = {
+  refetchOnFocus: FLAG,
+  refetchOnReconnect: FLAG,
+  refetchInterval: [
+    orAbsent((value) => value === false || isMs(value)),
+    'must be a number of ms ≥ 0, or false',
+  ],
+} satisfies Record<string, Rule>;
+
 /** The options each read hook checks, by name. */
 const RULES = {
   useStitch: {
@@ -33,12 +43,7 @@ const RULES = {
     enabled: FLAG,
     keepPrevious: FLAG,
     select: FUNCTION,
-    refetchOnFocus: FLAG,
-    refetchOnReconnect: FLAG,
-    refetchInterval: [
-      orAbsent((value) => value === false || isMs(value)),
-      'must be a number of ms ≥ 0, or false',
-    ],
+    ...TRIGGERS,
   },
   useStitchInfinite: {
     signal: SIGNAL,
@@ -88,8 +93,14 @@ export function checkOptions(hook: keyof typeof RULES, stitch: string | undefine
     throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem}` });
   };
   if (typeof options !== 'object' || options === null) fail('options', 'must be an object');
+  const check = (given: Record<string, unknown>, rules: Record<string, Rule>, prefix: string) => {
+    for (const [field, [valid, problem]] of Object.entries(rules)) {
+      if (!valid(given[field])) fail(`${prefix}${field}`, problem);
+    }
+  };
   const given = options as Record<string, unknown>;
-  for (const [field, [valid, problem]] of Object.entries(RULES[hook] as Record<string, Rule>)) {
-    if (!valid(given[field])) fail(field, problem);
-  }
+  check(given, RULES[hook], '');
+  // A provider's `defaults` are every hook's triggers below it: checked as a hook's own are.
+  if (hook === 'StitchProvider' && given.defaults)
+    check(given.defaults as Record<string, unknown>, TRIGGERS, 'defaults.');
 }

@@ -73,6 +73,9 @@ it.each<[string, Record<string, unknown>]>([
   ['engine', { engine: {} }],
   ['focusSource', { focusSource: {} }],
   ['onlineSource', { onlineSource: { subscribe: () => () => {} } }],
+  // A poll every `true` ms was a request at every turn of the event loop.
+  ['defaults.refetchInterval', { defaults: { refetchInterval: true } }],
+  ['defaults.refetchOnFocus', { defaults: { refetchOnFocus: 'yes' } }],
 ])('StitchProvider refuses a wrong %s', async (field, props) => {
   const { vendor } = await setup();
   const getUser = userStitch(vendor);
