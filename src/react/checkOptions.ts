@@ -2,6 +2,8 @@ import { StitchError } from '../index';
 
 /** What an option must be, and how that reads in the error when it is not. */
 type Rule = readonly [valid: (value: unknown) => boolean, problem: string];
+/** The rules of a hook's options, by name. */
+type Rules = Record<string, Rule>;
 
 const absent = (value: unknown) => value === undefined;
 const orAbsent =
@@ -32,75 +34,86 @@ const TRIGGERS = {
     orAbsent((value) => value === false || isMs(value)),
     'must be a number of ms ≥ 0, or false',
   ],
-} satisfies Record<string, Rule>;
+} satisfies Rules;
 
-/** The options each read hook checks, by name. */
-const RULES = {
-  useStitch: {
-    signal: SIGNAL,
-    debounce: MS,
-    staleTime: MS,
-    enabled: FLAG,
-    keepPrevious: FLAG,
-    select: FUNCTION,
-    ...TRIGGERS,
-  },
-  useStitchInfinite: {
-    signal: SIGNAL,
-    enabled: FLAG,
-    getNextPageParam: [isFunction, 'must be a function of the last page'],
-    getPreviousPageParam: FUNCTION,
-    pageInput: [
-      (value) => (typeof value === 'string' && value !== '') || isFunction(value),
-      'must name a query field, or be a function of the input and the page param',
-    ],
-    maxPages: [
-      (value) =>
-        absent(value) ||
-        value === Number.POSITIVE_INFINITY ||
-        (Number.isInteger(value) && (value as number) >= 1),
-      'must be a whole number of pages ≥ 1',
-    ],
-  },
-  useSuspenseStitch: { signal: SIGNAL, abandonAfter: MS },
-  StitchProvider: {
-    engine: [
-      orAbsent((value) => methods(value, 'getSnapshot', 'subscribe', 'keyOf')),
-      'must be an engine (createEngine())',
-    ],
-    focusSource: [
-      orAbsent((value) => methods(value, 'subscribe', 'isVisible')),
-      'must be { subscribe, isVisible }',
-    ],
-    onlineSource: [
-      orAbsent((value) => methods(value, 'subscribe', 'isOnline')),
-      'must be { subscribe, isOnline }',
-    ],
-    defaults: [
-      orAbsent((value) => typeof value === 'object' && value !== null),
-      'must be { refetchOnFocus, refetchOnReconnect, refetchInterval }',
-    ],
-  },
-} satisfies Record<string, Record<string, Rule>>;
+/** What `useStitch` checks. */
+export const USE_STITCH = {
+  signal: SIGNAL,
+  debounce: MS,
+  staleTime: MS,
+  enabled: FLAG,
+  keepPrevious: FLAG,
+  select: FUNCTION,
+  ...TRIGGERS,
+} satisfies Rules;
+
+/** What `useStitchInfinite` checks. */
+export const USE_STITCH_INFINITE = {
+  signal: SIGNAL,
+  enabled: FLAG,
+  getNextPageParam: [isFunction, 'must be a function of the last page'],
+  getPreviousPageParam: FUNCTION,
+  pageInput: [
+    (value) => (typeof value === 'string' && value !== '') || isFunction(value),
+    'must name a query field, or be a function of the input and the page param',
+  ],
+  maxPages: [
+    (value) =>
+      absent(value) ||
+      value === Number.POSITIVE_INFINITY ||
+      (Number.isInteger(value) && (value as number) >= 1),
+    'must be a whole number of pages ≥ 1',
+  ],
+} satisfies Rules;
+
+/** What `useSuspenseStitch` checks. */
+export const USE_SUSPENSE_STITCH = { signal: SIGNAL, abandonAfter: MS } satisfies Rules;
+
+/** What `StitchProvider` checks of its props; its `defaults` are checked as a hook's own triggers. */
+export const STITCH_PROVIDER = {
+  engine: [
+    orAbsent((value) => methods(value, 'getSnapshot', 'subscribe', 'keyOf')),
+    'must be an engine (createEngine())',
+  ],
+  focusSource: [
+    orAbsent((value) => methods(value, 'subscribe', 'isVisible')),
+    'must be { subscribe, isVisible }',
+  ],
+  onlineSource: [
+    orAbsent((value) => methods(value, 'subscribe', 'isOnline')),
+    'must be { subscribe, isOnline }',
+  ],
+  defaults: [
+    (value) => absent(value) || (typeof value === 'object' && value !== null && !failing(value, TRIGGERS)),
+    'must be { refetchOnFocus, refetchOnReconnect, refetchInterval }',
+  ],
+} satisfies Rules;
+
+/** The first of `rules` that `options` breaks, as `[field, problem]`; `undefined` if none. */
+function failing(options: object, rules: Rules): readonly [string, string] | undefined {
+  for (const [field, [valid, problem]] of Object.entries(rules)) {
+    if (!valid((options as Record<string, unknown>)[field])) return [field, problem];
+  }
+  return undefined;
+}
 
 /**
- * Throws a `config` error naming the first of `hook`'s options (or a provider's props) that is wrong (a controller where
- * its signal belongs, a negative `staleTime`, a `pageInput` naming nothing), as the hook is given
- * them: a wrong option never turns into a TypeError, a garbage request or a silent default later.
+ * Throws a `config` error naming the first of `hook`'s options (a provider's props) that breaks
+ * `rules`: a controller where its signal belongs, a negative `staleTime`, a `pageInput` naming
+ * nothing. Checked as the hook is given them, a wrong option never turns into a TypeError, a
+ * garbage request or a silent default later.
  */
-export function checkOptions(hook: keyof typeof RULES, stitch: string | undefined, options: unknown): void {
-  const fail = (field: string, problem: string) => {
+export function checkOptions(hook: string, stitch: string | undefined, options: unknown, rules: Rules): void {
+  const fail: (field: string, problem: string) => never = (field, problem) => {
     throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem}` });
   };
   if (typeof options !== 'object' || options === null) fail('options', 'must be an object');
-  const check = (given: Record<string, unknown>, rules: Record<string, Rule>, prefix: string) => {
-    for (const [field, [valid, problem]] of Object.entries(rules)) {
-      if (!valid(given[field])) fail(`${prefix}${field}`, problem);
-    }
-  };
-  const given = options as Record<string, unknown>;
-  check(given, RULES[hook], '');
-  // A provider's `defaults` are every hook's triggers below it: checked as a hook's own are.
-  if (hook === 'StitchProvider' && given.defaults)
-    check(given.defaults as Record<string, unknown>, TRIGGERS, 'defaults.');
+  const broken = failing(options, rules);
+  if (!broken) return;
+  const [field, problem] = broken;
+  // A provider's `defaults` name the trigger that is wrong.
+  const inner =
+    field === 'defaults' ? failing((options as { defaults: object }).defaults, TRIGGERS) : undefined;
+  if (inner) fail(`defaults.${inner[0]}`, inner[1]);
+  fail(field, problem);
 }

@@ -1,6 +1,6 @@
 import { type ReactNode, useContext, useEffect, useMemo } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
-import { checkOptions } from './checkOptions';
+import { checkOptions, STITCH_PROVIDER } from './checkOptions';
 import { EngineContext } from './context';
 import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerContext } from './triggers';
 
@@ -91,7 +91,7 @@ export function StitchProvider({
   onlineSource,
   children,
 }: StitchProviderProps) {
-  checkOptions('StitchProvider', undefined, { engine, focusSource, onlineSource, defaults });
+  checkOptions('StitchProvider', undefined, { engine, focusSource, onlineSource, defaults }, STITCH_PROVIDER);
   const enclosing = useEngine();
   const target = engine ?? enclosing;
   const parent = useContext(TriggerContext);

@@ -1,6 +1,6 @@
 import { useCallback, useContext, useEffect, useMemo } from 'react';
 import type { Engine, Stitch, StitchInput } from '../index';
-import { checkOptions } from './checkOptions';
+import { checkOptions, USE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
 import { createObserver, type QueryResult } from './observer';
@@ -80,7 +80,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   input: HookInput<TInput>,
   options: UseStitchOptions<TData, TSelected> = {},
 ): QueryResult<TSelected> {
-  checkOptions('useStitch', stitch.definition.name, options);
+  checkOptions('useStitch', stitch.definition.name, options, USE_STITCH);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const settings = useContext(TriggerContext);

@@ -1,6 +1,6 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, InputArg, Stitch, StitchInput } from '../index';
-import { checkOptions } from './checkOptions';
+import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
 import { dropHolder, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
@@ -38,7 +38,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   input: InputArg<TInput>,
   options: UseSuspenseStitchOptions = {},
 ): { data: TData; isFetching: boolean } {
-  checkOptions('useSuspenseStitch', stitch.definition.name, options);
+  checkOptions('useSuspenseStitch', stitch.definition.name, options, USE_SUSPENSE_STITCH);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const key = engine.keyOf<TInput>(stitch, input) ?? stitch.definition.name;
