@@ -151,7 +151,11 @@ export function isSignalOrNone(value: unknown): value is AbortSignal | undefined
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
+  if (signal.aborted) {
+    // Nobody waits for `promise` now: its failure must not surface as an unhandled rejection.
+    promise.catch(() => {});
+    return Promise.reject(abortReason(signal));
+  }
   return new Promise<T>((resolve, reject) => {
     const detach = onAbortShared(signal, () => reject(abortReason(signal)));
     promise.then(

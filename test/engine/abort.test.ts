@@ -91,6 +91,23 @@ describe('raceAbort', () => {
     await expect(raceAbort(Promise.reject(new Error('x')), controller.signal)).rejects.toThrow('x');
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
+
+  it('on a signal aborted already, the work that fails later raises no unhandled rejection', async () => {
+    const controller = new AbortController();
+    controller.abort('gone');
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const failing = new Promise<never>((_, reject) => setImmediate(() => reject(new Error('late'))));
+      await expect(raceAbort(failing, controller.signal)).rejects.toBe('gone');
+      // The work fails at the next turn; a rejection nobody handles is reported the turn after.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    expect(unhandled).toEqual([]);
+  });
 });
 
 it('abortReason gives a DOMException AbortError for a bare abort()', () => {
