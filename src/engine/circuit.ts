@@ -415,13 +415,11 @@ export function createCircuit(deps: {
           },
           (error: unknown) => {
             leave();
-            // An admit the engine gave up on (`storeTimeout`) may still land and take the probe
-            // lease, for a call that went ahead uncounted: released by its id then.
-            lateOf<CircuitChange>(error)
-              ?.then(({ to }) => {
-                if (to.state === 'half-open' && to.lease?.id === leaseId)
-                  admission(key, policy, leaseId, false, undefined).record('neutral');
-              })
+            // An admit the engine gave up on (`storeTimeout`) may still land (the operation, or
+            // the store write under it) and take the probe lease, for a call that went ahead
+            // uncounted: released by its id once it has (a lease it did not take is left alone).
+            lateOf(error)
+              ?.then(() => admission(key, policy, leaseId, false, undefined).record('neutral'))
               .catch(() => {});
             return failOpen(error);
           },

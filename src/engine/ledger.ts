@@ -140,10 +140,13 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
         // key until its lease ends: it is settled as the call ended.
         const settleLate = (outcome: { data: unknown } | undefined) =>
           claiming
-            .catch((error: unknown) => lateOf<Claim>(error))
-            .then((late) =>
-              late?.status === 'claimed' ? shared.settle(recordKey, owner, outcome, ttl) : undefined,
+            .then(
+              (late) => late.status === 'claimed',
+              // Given up on, it may land yet (the claim, or the store write under it): settled by
+              // its owner once it has (a record someone else holds is left alone).
+              (error: unknown) => lateOf(error)?.then(() => true) ?? false,
             )
+            .then((landed) => (landed ? shared.settle(recordKey, owner, outcome, ttl) : undefined))
             .then(
               () => wake(recordKey),
               () => wake(recordKey),

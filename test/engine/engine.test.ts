@@ -234,6 +234,71 @@ describe('an unreachable store', () => {
   });
 });
 
+describe('a store write the engine gave up on (storeTimeout) lands later', () => {
+  /** A memory store whose writes wait for `land()`: past the bound, as a slow network store's. */
+  function slowWrites(clock: { now(): number }) {
+    const memory = createMemoryStore(() => clock.now());
+    let land = () => {};
+    const landed = new Promise<void>((resolve) => {
+      land = resolve;
+    });
+    const store: Store = {
+      ...memory,
+      update: async (key, transition, ttl) => {
+        await landed;
+        return memory.update(key, transition, ttl);
+      },
+    };
+    return { memory, store, land };
+  }
+
+  it('a probe lease it took is released: the next call probes, not refused by a half-open breaker', async () => {
+    const { fetch, calls } = stubFetch();
+    const clock = createManualClock();
+    const { memory, store, land } = slowWrites(clock);
+    const engine = createEngine({ fetch, clock, store, storeTimeout: 100 });
+    const read = stitch({
+      name: uniqueKey('late-lease'),
+      url: 'https://api.test/x',
+      circuit: { key: 'late' },
+    });
+    // Open, its cooldown over.
+    await memory.set('circuit:late', { state: 'open', until: 0 }, 60_000);
+    const first = read(undefined, { engine });
+    await clock.untilPending();
+    await clock.advance(100);
+    await expect(first).resolves.toEqual({ ok: true });
+    land();
+    await clock.advance(0);
+    await expect(read(undefined, { engine })).resolves.toEqual({ ok: true });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('an idempotency claim it made is settled with the call: the key replays the answer', async () => {
+    const { fetch, calls } = stubFetch();
+    const clock = createManualClock();
+    const { store, land } = slowWrites(clock);
+    const engine = createEngine({ fetch, clock, store, storeTimeout: 100 });
+    const charge = stitch({
+      name: uniqueKey('late-claim'),
+      method: 'POST',
+      url: 'https://api.test/charges',
+      circuit: false,
+      idempotency: { keyOf: () => 'order-1' },
+    });
+    const first = charge({ body: {} }, { engine });
+    await clock.untilPending();
+    await clock.advance(100);
+    await expect(first).resolves.toEqual({ ok: true });
+    land();
+    await clock.advance(0);
+    const again = charge({ body: {} }, { engine });
+    await expect(again).resolves.toEqual({ ok: true });
+    expect((await again.report()).source).toBe('recorded');
+    expect(calls).toHaveLength(1);
+  });
+});
+
 it('an abort while the breaker waits on a slow store hands the throttle slot back at once', async () => {
   const { fetch } = stubFetch();
   const clock = createManualClock();
