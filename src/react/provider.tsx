@@ -1,4 +1,4 @@
-import { type ReactNode, useContext, useEffect, useMemo } from 'react';
+import { type ReactNode, useContext, useEffect, useLayoutEffect, useMemo } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
 import { checkOptions, STITCH_PROVIDER } from './checkOptions';
 import { EngineContext } from './context';
@@ -56,21 +56,29 @@ function splitState(engine: Engine, state: DehydratedState) {
 }
 
 /**
+ * Without a DOM (a server render) nothing a render does reaches another component, and no effect
+ * runs: a state is taken in whole, during the render.
+ */
+const withoutDom = typeof document === 'undefined';
+/** At the commit, before any child's effect (a child whose data was stale would ask again). */
+const useCommitEffect = withoutDom ? useEffect : useLayoutEffect;
+
+/**
  * Takes `state` in, and each new `state` after it. Keys the engine knows nothing of are taken in
  * during the render, so the children's first render finds their data (a server render's
- * hydration matches, and no child asks for it again). Keys it holds already are taken in after
- * the commit: a reader elsewhere may show them, and React forbids updating another component
- * during a render. Hydration never replaces newer data, and a state taken in again (or a copy
- * of it) has aged as the first did.
+ * hydration matches, and no child asks for it again). Keys it holds already are taken in at the
+ * commit, before the children's effects: a reader elsewhere may show them, and React forbids
+ * updating another component during a render. Hydration never replaces newer data, and a state
+ * taken in again (or a copy of it) has aged as the first did.
  */
 function useHydration(engine: Engine, state: DehydratedState | undefined) {
   const later = useMemo(() => {
     if (!state) return undefined;
-    const parts = splitState(engine, state);
+    const parts = withoutDom ? undefined : splitState(engine, state);
     engine.hydrate(parts ? parts[0] : state);
     return parts?.[1].entries.length ? parts[1] : undefined;
   }, [engine, state]);
-  useEffect(() => {
+  useCommitEffect(() => {
     if (later) engine.hydrate(later);
   }, [engine, later]);
 }
@@ -80,7 +88,7 @@ function useHydration(engine: Engine, state: DehydratedState | undefined) {
  * nested provider without an `engine` (for other `defaults`, say) keeps the enclosing one's.
  * With `state`, the engine is hydrated before any child renders, so hooks find the server's data
  * at once and send no second request for it; a new `state` (a route's, say) is taken in too.
- * Keys the engine holds already (a reader elsewhere shows them) take the state's data after the
+ * Keys the engine holds already (a reader elsewhere shows them) take the state's data at the
  * commit, and only where it is newer.
  */
 export function StitchProvider({

@@ -142,3 +142,20 @@ it('a copy of the state made at each render (parsed again from the page) never t
   await flushMicrotasks();
   expect(shown.last).toMatchObject({ status: 'success', data: renamed });
 });
+
+it("a route's state for a key whose data the engine holds stale is there before the reader's effect: nothing sent for it", async () => {
+  const { vendor, engine, clock, trace } = await setup();
+  const getUser = userStitch(vendor);
+  const shown = recorder<QueryResult<User>>();
+  engine.setData(getUser, { params: { id: 7 } }, ada);
+  await clock.advance(60_000);
+  const renamed = { ...ada, name: 'Ada L.' };
+  render(
+    <StitchProvider engine={engine} state={stateOf(engine, getUser, 7, renamed)}>
+      <Reader getUser={getUser} shown={shown} options={{ staleTime: 30_000 }} />
+    </StitchProvider>,
+  );
+  await flushMicrotasks();
+  expect(shown.last).toMatchObject({ status: 'success', data: renamed, isFetching: false });
+  expect(trace.events.filter((event) => event.type === 'start')).toEqual([]);
+});
