@@ -218,26 +218,43 @@ export function backoffDelay(
   return backoff.jitter === 'full' ? random() * cap : cap;
 }
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(?<month>${MONTHS.join('|')})`;
+const TIME = '(?<h>\\d\\d):(?<m>\\d\\d):(?<s>\\d\\d)';
+const DAY_NAME = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
 /**
- * An HTTP-date in epoch ms; `undefined` unless `value` is one of its three forms (RFC 9110
- * §5.6.7), whole, of a real moment. Date.parse alone takes "Mon, 1" or 30 Feb as dates, so what
- * it read must print back as `value`: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850
- * `Sunday, 06-Nov-94 08:49:37 GMT` or asctime `Sun Nov  6 08:49:37 1994` (GMT, unsaid).
+ * The three HTTP-date forms, whole (RFC 9110 §5.6.7): IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
+ * RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT`, asctime `Sun Nov  6 08:49:37 1994`.
  */
+const HTTP_DATES = [
+  new RegExp(`^(?:${DAY_NAME}), (?<day>\\d\\d) ${MONTH} (?<year>\\d{4}) ${TIME} GMT$`),
+  new RegExp(
+    `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (?<day>\\d\\d)-${MONTH}-(?<yy>\\d\\d) ${TIME} GMT$`,
+  ),
+  new RegExp(`^(?:${DAY_NAME}) ${MONTH} (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`),
+];
+
+/** An HTTP-date in epoch ms; `undefined` unless `value` is one, whole, of a real moment (no 30 Feb). */
 function parseHttpDate(value: string): number | undefined {
-  const at = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
-  if (Number.isNaN(at)) return undefined;
-  const date = new Date(at);
-  const imf = date.toUTCString();
-  const [day = '', dd = '', month, year = '', time] = imf.split(' ');
-  const forms = [
-    imf,
-    `${WEEKDAYS[date.getUTCDay()]}, ${dd}-${month}-${year.slice(2)} ${time} GMT`,
-    `${day.slice(0, 3)} ${month} ${dd.replace(/^0/, ' ')} ${time} ${year}`,
+  const groups = HTTP_DATES.map((form) => form.exec(value)?.groups).find(Boolean);
+  if (!groups) return undefined;
+  const { day, month, year, yy, h, m, s } = groups as Record<string, string>;
+  // RFC 850's two-digit year: 00–69 is 20xx, 70–99 19xx (a pivot, as most HTTP stacks read it).
+  const fullYear = year === undefined ? (Number(yy) < 70 ? 2000 : 1900) + Number(yy) : Number(year);
+  const parts = [fullYear, MONTHS.indexOf(month as string), Number(day), Number(h), Number(m), Number(s)];
+  const [y, mo, d, hh, mm, ss] = parts as [number, number, number, number, number, number];
+  const at = Date.UTC(y, mo, d, hh, mm, ss);
+  const back = new Date(at);
+  // Date.UTC rolls 30 Feb over into March and 25:00 into the next day: a real moment reads back as given.
+  const read = [
+    back.getUTCFullYear(),
+    back.getUTCMonth(),
+    back.getUTCDate(),
+    back.getUTCHours(),
+    back.getUTCMinutes(),
+    back.getUTCSeconds(),
   ];
-  return forms.includes(value) ? at : undefined;
+  return read.every((field, index) => field === parts[index]) ? at : undefined;
 }
 
 /**
