@@ -111,9 +111,12 @@ export function checkOptions(hook: string, stitch: string | undefined, options: 
   const broken = failing(options, rules);
   if (!broken) return;
   const [field, problem] = broken;
-  // A provider's `defaults` name the trigger that is wrong.
+  // A provider's `defaults` that are an object name the trigger that is wrong.
+  const { defaults } = options as { defaults?: unknown };
   const inner =
-    field === 'defaults' ? failing((options as { defaults: object }).defaults, TRIGGERS) : undefined;
+    field === 'defaults' && typeof defaults === 'object' && defaults !== null
+      ? failing(defaults, TRIGGERS)
+      : undefined;
   if (inner) fail(`defaults.${inner[0]}`, inner[1]);
   fail(field, problem);
 }

@@ -76,6 +76,7 @@ it.each<[string, Record<string, unknown>]>([
   // A poll every `true` ms was a request at every turn of the event loop.
   ['defaults.refetchInterval', { defaults: { refetchInterval: true } }],
   ['defaults.refetchOnFocus', { defaults: { refetchOnFocus: 'yes' } }],
+  ['defaults', { defaults: null }],
 ])('StitchProvider refuses a wrong %s', async (field, props) => {
   const { vendor } = await setup();
   const getUser = userStitch(vendor);
