@@ -261,6 +261,8 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         { data, updatedAt: clock.now(), error: undefined, stale: false, ...(done && { fetching: false }) },
         source,
       ),
+    /** How many subscribe to `key` now. */
+    readers: (key: string): number => entries.get(key)?.listeners.size ?? 0,
     /** The URL whose answer the key's data is, as events show it: none for data written or hydrated. */
     source: (key: string): string | undefined => entries.get(key)?.source,
     /** Records a shared failure; `done` also ends `fetching` in the same change. */

@@ -44,6 +44,11 @@ export interface Engine extends StitchEngineLike {
   /** The current snapshot of `key`; the same object until something in it changes. */
   getSnapshot<TData = unknown>(key: string): CacheSnapshot<TData>;
   /**
+   * How many subscribers `key` has now (mounted readers): an adapter that writes during a render
+   * (a provider taking a server's state in) leaves a key someone shows for after the commit.
+   */
+  readers(key: string): number;
+  /**
    * Marks the cached data of `stitch` (for one input, or all) stale, after a write that changed
    * it. Every mounted reader of such a key refetches at once (one coalesced request however many
    * read it), keeping the stale data on screen with `isFetching` until the new data replaces it;
@@ -216,6 +221,7 @@ export function createEngine(options?: EngineOptions): Engine {
       return cache.subscribe(key, listener);
     },
     getSnapshot: (key) => cache.snapshot(key),
+    readers: (key) => cache.readers(key),
     invalidate(stitch, input) {
       checkStitch(stitch, 'invalidate');
       const { definition } = stitch;

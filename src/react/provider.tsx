@@ -1,4 +1,4 @@
-import { type ReactNode, useContext, useEffect, useLayoutEffect, useMemo } from 'react';
+import { type ReactNode, useContext, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
 import { checkOptions, STITCH_PROVIDER } from './checkOptions';
 import { EngineContext } from './context';
@@ -37,9 +37,10 @@ const isEntry = (entry: unknown): entry is Entry =>
   Number.isFinite(entry[2]);
 
 /**
- * `state` as two: its entries for keys the engine knows nothing of, and those it holds already,
- * which a reader elsewhere may show. `undefined` for a malformed state: `hydrate` refuses it
- * whole, naming what is wrong. Both keep the state's time, so they age as it does.
+ * `state` as two: its entries for keys the engine knows nothing of, and those it holds already
+ * or a reader elsewhere subscribes to (it may show them). `undefined` for a malformed state:
+ * `hydrate` refuses it whole, naming what is wrong. Both keep the state's time, so they age as
+ * it does.
  */
 function splitState(engine: Engine, state: DehydratedState) {
   if (!Array.isArray(state.entries) || !state.entries.every(isEntry)) return undefined;
@@ -47,7 +48,8 @@ function splitState(engine: Engine, state: DehydratedState) {
   const held: Entry[] = [];
   for (const entry of state.entries) {
     const { data, fetching, error } = engine.getSnapshot(entry[0]);
-    (data === undefined && !fetching && error === undefined ? unknown : held).push(entry);
+    const known = data !== undefined || fetching || error !== undefined || engine.readers(entry[0]) > 0;
+    (known ? held : unknown).push(entry);
   }
   return [
     { ...state, entries: unknown },
@@ -56,12 +58,15 @@ function splitState(engine: Engine, state: DehydratedState) {
 }
 
 /**
- * Without a DOM (a server render) nothing a render does reaches another component, and no effect
- * runs: a state is taken in whole, during the render.
+ * At the commit, before any child's effect (a child whose data was stale would ask again): a
+ * layout effect where there is a screen (a DOM, React Native); on a server, where no effect
+ * runs, a plain one, of which React says nothing.
  */
-const withoutDom = typeof document === 'undefined';
-/** At the commit, before any child's effect (a child whose data was stale would ask again). */
-const useCommitEffect = withoutDom ? useEffect : useLayoutEffect;
+const useCommitEffect =
+  typeof document !== 'undefined' || globalThis.navigator?.product === 'ReactNative'
+    ? useLayoutEffect
+    : useEffect;
+const subscribeNever = () => () => {};
 
 /**
  * Takes `state` in, and each new `state` after it. Keys the engine knows nothing of are taken in
@@ -72,12 +77,19 @@ const useCommitEffect = withoutDom ? useEffect : useLayoutEffect;
  * taken in again (or a copy of it) has aged as the first did.
  */
 function useHydration(engine: Engine, state: DehydratedState | undefined) {
+  // A server render (or the client's hydration of one): nothing subscribes yet, nor will any
+  // effect run on the server, so the whole state is taken in during the render.
+  const serverRender = useSyncExternalStore(
+    subscribeNever,
+    () => false,
+    () => true,
+  );
   const later = useMemo(() => {
     if (!state) return undefined;
-    const parts = withoutDom ? undefined : splitState(engine, state);
+    const parts = serverRender ? undefined : splitState(engine, state);
     engine.hydrate(parts ? parts[0] : state);
     return parts?.[1].entries.length ? parts[1] : undefined;
-  }, [engine, state]);
+  }, [engine, state, serverRender]);
   useCommitEffect(() => {
     if (later) engine.hydrate(later);
   }, [engine, later]);

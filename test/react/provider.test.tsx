@@ -159,3 +159,28 @@ it("a route's state for a key whose data the engine holds stale is there before 
   expect(shown.last).toMatchObject({ status: 'success', data: renamed, isFetching: false });
   expect(trace.events.filter((event) => event.type === 'start')).toEqual([]);
 });
+
+it("a route's state for a key a reader elsewhere waits on (its debounce, no data yet) reaches it after the commit, with no warning", async () => {
+  const { vendor, engine } = await setup();
+  const getUser = userStitch(vendor, { ttl: 60_000 });
+  const errors = vi.spyOn(console, 'error');
+  const waiting = recorder<QueryResult<User>>();
+  const app = (state?: DehydratedState) => (
+    <StitchProvider engine={engine}>
+      <Reader getUser={getUser} shown={waiting} options={{ debounce: 5_000 }} />
+      {state && (
+        <StitchProvider state={state}>
+          <Reader getUser={getUser} />
+        </StitchProvider>
+      )}
+    </StitchProvider>
+  );
+  const view = render(app());
+  const key = engine.keyOf(getUser, { params: { id: 7 } }) as string;
+  expect(engine.readers(key)).toBe(1);
+  view.rerender(app(stateOf(engine, getUser, 7, ada)));
+  await flushMicrotasks();
+  expect(waiting.last).toMatchObject({ status: 'success', data: ada });
+  expect(errors).not.toHaveBeenCalled();
+  expect(vendor.requests()).toBe(0);
+});
