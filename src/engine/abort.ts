@@ -2,6 +2,7 @@
  * Signal plumbing: every child signal comes with `dispose()`, every listener is removed when its
  * work ends, and every abort carries a reason.
  */
+import { hasMethods } from './record';
 
 /** The reason of an abort given none: the platform's own `AbortError`. */
 export const defaultAbortReason = (): DOMException =>
@@ -134,14 +135,10 @@ export function onAbortShared(signal: AbortSignal, listener: () => void): () => 
 
 /** Whether `value` is an AbortSignal (of any realm: a test DOM's, say), or absent. */
 export function isSignalOrNone(value: unknown): value is AbortSignal | undefined {
-  if (value === undefined) return true;
-  const signal = value as Partial<AbortSignal> | null;
   return (
-    typeof signal === 'object' &&
-    signal !== null &&
-    typeof signal.aborted === 'boolean' &&
-    typeof signal.addEventListener === 'function' &&
-    typeof signal.removeEventListener === 'function'
+    value === undefined ||
+    (hasMethods(value, 'addEventListener', 'removeEventListener') &&
+      typeof (value as AbortSignal).aborted === 'boolean')
   );
 }
 

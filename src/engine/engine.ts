@@ -270,10 +270,13 @@ export function defaultEngine(): Engine {
   return holder[DEFAULT_ENGINE];
 }
 
+/** Whether `value` is a stitch (of either entry, any copy of the package): it has a named definition. */
+export const isStitchLike = (value: unknown): value is StitchLike<unknown, never> =>
+  typeof (value as StitchLike<unknown, never> | null)?.definition?.name === 'string';
+
 /** What an engine method is given as a stitch must be one: anything else is a `config` error naming the method. */
 function checkStitch(stitch: unknown, method: string): void {
-  const name = (stitch as StitchLike<unknown, never> | null)?.definition?.name;
-  if (typeof name !== 'string') throw configError(undefined, method, 'takes a stitch first');
+  if (!isStitchLike(stitch)) throw configError(undefined, method, 'takes a stitch first');
 }
 
 /** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */

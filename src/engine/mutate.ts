@@ -1,6 +1,6 @@
 import { isSignalOrNone, raceAbort } from './abort';
 import type { CallOptions, Stitch } from './definition';
-import { defaultEngine, type Engine, type StitchLike } from './engine';
+import { defaultEngine, type Engine, isStitchLike, type StitchLike } from './engine';
 import { configError, isStitchError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
@@ -168,8 +168,7 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
 /** Whether `value` is a stitch, or a `[stitch, input]` pair. */
 const isInvalidation = (value: unknown): boolean => {
   const [stitch, input] = Array.isArray(value) && value.length === 2 ? value : [value, undefined];
-  const named = (stitch as Partial<AnyStitch> | null)?.definition?.name;
-  return typeof named === 'string' && (input === undefined || (typeof input === 'object' && input !== null));
+  return isStitchLike(stitch) && (input === undefined || (typeof input === 'object' && input !== null));
 };
 
 /**

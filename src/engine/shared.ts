@@ -8,6 +8,7 @@
 import type { CircuitCommand, CircuitLimits, CircuitState } from './circuit';
 import type { Clock } from './clock';
 import type { StoreOperation } from './events';
+import { hasMethods } from './record';
 import type { RetryBudget } from './retry';
 import type { AcquireOptions, Release, Throttle, ThrottlePolicy } from './throttle';
 
@@ -143,14 +144,7 @@ export function circuitTtl(limits: CircuitLimits): number {
 
 /** Whether `value` is a `SharedState` (a store that implements the operations itself, like Redis's). */
 export function isSharedState(value: unknown): value is SharedState {
-  const candidate = value as Partial<SharedState> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.circuit === 'function' &&
-    typeof candidate.claim === 'function' &&
-    typeof candidate.settle === 'function'
-  );
+  return hasMethods(value, 'circuit', 'claim', 'settle');
 }
 
 /**

@@ -27,7 +27,7 @@ const FLAG: Rule = [orAbsent((value) => typeof value === 'boolean'), 'must be a 
 const FUNCTION: Rule = [orAbsent(isFunction), 'must be a function'];
 
 /** The refetch triggers, a hook's own or a provider's `defaults`. */
-const TRIGGERS = {
+export const TRIGGERS = {
   refetchOnFocus: FLAG,
   refetchOnReconnect: FLAG,
   refetchInterval: [
@@ -69,7 +69,7 @@ export const USE_STITCH_INFINITE = {
 /** What `useSuspenseStitch` checks. */
 export const USE_SUSPENSE_STITCH = { signal: SIGNAL, abandonAfter: MS } satisfies Rules;
 
-/** What `StitchProvider` checks of its props; its `defaults` are checked as a hook's own triggers. */
+/** What `StitchProvider` checks of its props; its `defaults` are {@link TRIGGERS}, as a hook's own. */
 export const STITCH_PROVIDER = {
   engine: [
     orAbsent((value) => methods(value, 'getSnapshot', 'subscribe', 'keyOf')),
@@ -84,39 +84,29 @@ export const STITCH_PROVIDER = {
     'must be { subscribe, isOnline }',
   ],
   defaults: [
-    (value) => absent(value) || (typeof value === 'object' && value !== null && !failing(value, TRIGGERS)),
+    orAbsent((value) => typeof value === 'object' && value !== null),
     'must be { refetchOnFocus, refetchOnReconnect, refetchInterval }',
   ],
 } satisfies Rules;
-
-/** The first of `rules` that `options` breaks, as `[field, problem]`; `undefined` if none. */
-function failing(options: object, rules: Rules): readonly [string, string] | undefined {
-  for (const [field, [valid, problem]] of Object.entries(rules)) {
-    if (!valid((options as Record<string, unknown>)[field])) return [field, problem];
-  }
-  return undefined;
-}
 
 /**
  * Throws a `config` error naming the first of `hook`'s options (a provider's props) that breaks
  * `rules`: a controller where its signal belongs, a negative `staleTime`, a `pageInput` naming
  * nothing. Checked as the hook is given them, a wrong option never turns into a TypeError, a
- * garbage request or a silent default later.
+ * garbage request or a silent default later. `prefix` names where the options sit (`defaults.`).
  */
-export function checkOptions(hook: string, stitch: string | undefined, options: unknown, rules: Rules): void {
+export function checkOptions(
+  hook: string,
+  stitch: string | undefined,
+  options: unknown,
+  rules: Rules,
+  prefix = '',
+): void {
   const fail: (field: string, problem: string) => never = (field, problem) => {
     throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem}` });
   };
-  if (typeof options !== 'object' || options === null) fail('options', 'must be an object');
-  const broken = failing(options, rules);
-  if (!broken) return;
-  const [field, problem] = broken;
-  // A provider's `defaults` that are an object name the trigger that is wrong.
-  const { defaults } = options as { defaults?: unknown };
-  const inner =
-    field === 'defaults' && typeof defaults === 'object' && defaults !== null
-      ? failing(defaults, TRIGGERS)
-      : undefined;
-  if (inner) fail(`defaults.${inner[0]}`, inner[1]);
-  fail(field, problem);
+  if (typeof options !== 'object' || options === null) fail(`${prefix}options`, 'must be an object');
+  for (const [field, [valid, problem]] of Object.entries(rules)) {
+    if (!valid((options as Record<string, unknown>)[field])) fail(`${prefix}${field}`, problem);
+  }
 }

@@ -1,6 +1,6 @@
 import { type ReactNode, useContext, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { type DehydratedState, defaultEngine, type Engine } from '../index';
-import { checkOptions, STITCH_PROVIDER } from './checkOptions';
+import { checkOptions, STITCH_PROVIDER, TRIGGERS } from './checkOptions';
 import { EngineContext } from './context';
 import { type FocusSource, type OnlineSource, type RefetchTriggers, TriggerContext } from './triggers';
 
@@ -112,6 +112,7 @@ export function StitchProvider({
   children,
 }: StitchProviderProps) {
   checkOptions('StitchProvider', undefined, { engine, focusSource, onlineSource, defaults }, STITCH_PROVIDER);
+  if (defaults) checkOptions('StitchProvider', undefined, defaults, TRIGGERS, 'defaults.');
   const enclosing = useEngine();
   const target = engine ?? enclosing;
   const parent = useContext(TriggerContext);
