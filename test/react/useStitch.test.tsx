@@ -512,29 +512,28 @@ describe('a new signal for the same read', () => {
     expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
   });
 
-  it('given to a reader that had none, takes over its request in flight: nothing is sent again', async () => {
-    const { vendor, answer, wrapper } = await setup();
-    const getUser = userStitch(vendor);
+  /** A reader without a signal whose request is in flight when it is handed `route`'s. */
+  async function handedFirst() {
+    const harness = await setup();
+    const getUser = userStitch(harness.vendor);
     const shown = recorder<QueryResult<User>>();
-    const view = render(<Reader getUser={getUser} shown={shown} />, { wrapper });
-    await vendor.arrival(1);
-    const first = new AbortController();
-    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: first.signal }} />);
+    const view = render(<Reader getUser={getUser} shown={shown} />, { wrapper: harness.wrapper });
+    await harness.vendor.arrival(1);
+    const route = new AbortController();
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: route.signal }} />);
     await act(flushMicrotasks);
+    return { ...harness, shown, route };
+  }
+
+  it('given to a reader that had none, takes over its request in flight: nothing is sent again', async () => {
+    const { vendor, answer, shown } = await handedFirst();
     await answer(1, { body: ada });
     expect(shown.last).toMatchObject({ status: 'success', data: ada, error: null });
     expect(vendor.requests()).toBe(1);
   });
 
   it('given to a reader that had none, cancels its request when it aborts, reason intact', async () => {
-    const { vendor, wrapper } = await setup();
-    const getUser = userStitch(vendor);
-    const shown = recorder<QueryResult<User>>();
-    const view = render(<Reader getUser={getUser} shown={shown} />, { wrapper });
-    await vendor.arrival(1);
-    const route = new AbortController();
-    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: route.signal }} />);
-    await act(flushMicrotasks);
+    const { vendor, shown, route } = await handedFirst();
     const reason = new Error('left the route');
     await actAtOnce(() => route.abort(reason));
     expect(shown.last).toMatchObject({ status: 'error', error: { kind: 'aborted' } });

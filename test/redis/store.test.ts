@@ -14,6 +14,7 @@ import {
 } from '../../src/index';
 import { createRedisStore, type NodeRedisClient, type RedisClient } from '../../src/redis/index';
 import { createManualClock, type ManualClock } from '../../src/testing/index';
+import { chargeStitch } from '../helpers/payments';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
 import { redisServerPath } from './server';
@@ -309,20 +310,15 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
         storeTimeout: 100,
         clock,
       });
-      const charge = stitch({
-        name: 'late-claim',
-        method: 'POST',
-        url: s.vendor.url('/charges'),
-        circuit: false,
-        idempotency: { keyOf: () => 'order-late' },
-      });
+      const charge = chargeStitch(s.vendor, { keyOf: () => 'order-late' }, { circuit: false });
+      const order = { body: { orderId: 'order-late', amount: 1 } };
       const first = await pastStoreTimeout(s.client, clock, () =>
-        charge({ body: {} }, { engine: s.engine }).report(),
+        charge(order, { engine: s.engine }).report(),
       );
       expect(first.events).toContainEqual(
         expect.objectContaining({ type: 'store', operation: 'idempotency' }),
       );
-      await expect(charge({ body: {} }, { engine: s.engine })).resolves.toEqual({ charge: 1 });
+      await expect(charge(order, { engine: s.engine })).resolves.toEqual({ charge: 1 });
       expect(s.vendor.requests()).toBe(1);
     });
   });
