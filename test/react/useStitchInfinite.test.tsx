@@ -462,6 +462,25 @@ describe('after its signal aborted', () => {
 });
 
 describe('a hook whose signal aborted, beside other readers of its key', () => {
+  /**
+   * Another reader of `list` mounts and fetches (request `n`), then unmounts, which hangs it up:
+   * the aborted hook (`result`) follows that fetch, and keeps showing its abort throughout.
+   */
+  async function anotherReadsAndLeaves(
+    harness: { vendor: Vendor; wrapper: Harness['wrapper'] },
+    list: ReturnType<typeof listStitch>,
+    result: { current: { status: string; isFetching: boolean } },
+    n: number,
+  ) {
+    const other = renderList(list, harness.wrapper);
+    await harness.vendor.arrival(n);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: true });
+    other.unmount();
+    expect(await harness.vendor.hangUp(n)).toMatchObject({ hungUp: true });
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+  }
+
   it('keeps its abort through another reader’s fetch of the key, and is never left pending with nothing in flight', async () => {
     const { vendor, wrapper } = await setupList();
     const list = listStitch(vendor);
@@ -472,13 +491,7 @@ describe('a hook whose signal aborted, beside other readers of its key', () => {
     await actAtOnce(() => route.abort(reason));
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
 
-    const other = renderList(list, wrapper);
-    await vendor.arrival(2);
-    expect(result.current).toMatchObject({ status: 'error', isFetching: true });
-    other.unmount();
-    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
-    await act(flushMicrotasks);
-    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    await anotherReadsAndLeaves({ vendor, wrapper }, list, result, 2);
     expect(result.current.error?.cause).toBe(reason);
   });
 
@@ -490,13 +503,7 @@ describe('a hook whose signal aborted, beside other readers of its key', () => {
     expect(result.current).toMatchObject({ status: 'error', isFetching: false });
     expect(vendor.requests()).toBe(0);
 
-    const other = renderList(list, wrapper);
-    await vendor.arrival(1);
-    expect(result.current).toMatchObject({ status: 'error', isFetching: true });
-    other.unmount();
-    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
-    await act(flushMicrotasks);
-    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    await anotherReadsAndLeaves({ vendor, wrapper }, list, result, 1);
     expect(vendor.requests()).toBe(1);
   });
 });

@@ -27,12 +27,12 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
   return <p>{`user ${data.name}`}</p>;
 }
 
-/** The profile inside a boundary and a Suspense fallback. */
-function Guarded({ getUser, signal }: { getUser: UserStitch; signal?: AbortSignal }) {
+/** The profile (`timed`: on a signal made at every render) inside a boundary and a Suspense fallback. */
+function Guarded({ getUser, signal, timed }: { getUser: UserStitch; signal?: AbortSignal; timed?: boolean }) {
   return (
     <Boundary>
       <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} signal={signal} />
+        {timed ? <TimedProfile getUser={getUser} /> : <Profile getUser={getUser} signal={signal} />}
       </Suspense>
     </Boundary>
   );
@@ -79,14 +79,7 @@ describe('useSuspenseStitch', () => {
   it('a failure goes to the error boundary, once; a retry from the boundary sends a new request', async () => {
     const { vendor, trace, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    render(
-      <Boundary>
-        <Suspense fallback={<p>loading</p>}>
-          <Profile getUser={getUser} />
-        </Suspense>
-      </Boundary>,
-      { wrapper },
-    );
+    render(<Guarded getUser={getUser} />, { wrapper });
     await vendor.arrival(1);
 
     await answer(1, { status: 404, body: { error: 'no such user' } });
@@ -107,14 +100,7 @@ describe('useSuspenseStitch', () => {
     const { vendor, wrapper } = await setup();
     const getUser = userStitch(vendor);
     const route = new AbortController();
-    render(
-      <Boundary>
-        <Suspense fallback={<p>loading</p>}>
-          <Profile getUser={getUser} signal={route.signal} />
-        </Suspense>
-      </Boundary>,
-      { wrapper },
-    );
+    render(<Guarded getUser={getUser} signal={route.signal} />, { wrapper });
     await vendor.arrival(1);
     const reason = new Error('user navigated away');
     await actAtOnce(() => route.abort(reason));
@@ -176,14 +162,7 @@ describe('useSuspenseStitch', () => {
   it('a signal made per render (AbortSignal.timeout inline): a failure reaches the boundary once, sent once', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    render(
-      <Boundary>
-        <Suspense fallback={<p>loading</p>}>
-          <TimedProfile getUser={getUser} />
-        </Suspense>
-      </Boundary>,
-      { wrapper },
-    );
+    render(<Guarded getUser={getUser} timed />, { wrapper });
     await vendor.arrival(1);
     await answer(1, { status: 500, body: { error: 'boom' } });
     await act(flushMicrotasks);
