@@ -52,10 +52,10 @@ function everyRun(results: BenchResults): string {
         `- ${row.label.trim()}: wall [${list(row.runs.wallNs, 0)}]; CPU [${list(row.runs.cpuNs, 0)}]`,
       );
     }
-    const { plainNs, subscribedNs } = overhead.inProcess.crowding;
+    const { plainNs, subscribedNs, largeNs } = overhead.inProcess.crowding;
     lines.push(
       '',
-      `Full pipeline, paired slices: CPU [${list(plainNs, 0)}] without, [${list(subscribedNs, 0)}] with 11,000 other keys subscribed.`,
+      `Full pipeline, paired slices: CPU [${list(plainNs, 0)}] on a default engine, [${list(subscribedNs, 0)}] with 11,000 other keys subscribed, [${list(largeNs, 0)}] with a full cache of 10,000 entries.`,
     );
     const { paired } = overhead.inProcess;
     lines.push(

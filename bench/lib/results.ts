@@ -85,10 +85,11 @@ export interface OverheadSuite {
       runs: { wallNs: number[]; cpuNs: number[] };
     }>;
     /**
-     * The full pipeline on an engine with 11,000 subscribed keys against the same pipeline on an
-     * engine without, in alternating slices: CPU ns per call of each, per slice.
+     * The full pipeline on an engine with 11,000 subscribed keys, and on one with a full cache of
+     * 10,000 entries, against the same pipeline on a default engine, in alternating slices: CPU ns
+     * per call of each, per slice.
      */
-    crowding: { plainNs: number[]; subscribedNs: number[] };
+    crowding: { plainNs: number[]; subscribedNs: number[]; largeNs: number[] };
     /**
      * Bare fetch, cockatiel, TanStack Query, the full pipeline, Stitch with no policies, a cache
      * hit and coalesced joiners (per caller) taking turns in slices of `callsPerSlice` calls: CPU

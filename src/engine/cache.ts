@@ -163,10 +163,15 @@ function patched(snapshot: CacheSnapshot, patch: Partial<CacheSnapshot>): CacheS
 }
 
 interface Entry {
+  readonly key: string;
   snapshot: CacheSnapshot;
   readonly listeners: Emitter<void>;
   /** The URL (as events show it) whose answer the data is; none for data written or hydrated. */
   source: string | undefined;
+  /** Whether the entry is in the idle list (nobody subscribes to it), and its neighbours there. */
+  idle: boolean;
+  older: Entry | undefined;
+  newer: Entry | undefined;
 }
 
 /** Hears every change of an entry: its snapshot (`undefined`: evicted) and how many subscribe to it. */
@@ -184,34 +189,62 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
   // the latest few: a copy of that state (parsed again from the page, split, taken in again) moves
   // as the first did, so it has aged as the first has.
   const shifts = new Map<number, number>();
-  // The entries nobody subscribes to, least recently used first: the only ones eviction may take,
-  // so it never walks past subscribed keys, however many there are.
-  const idle = new Map<string, Entry>();
-  // The key touched last, while it is still the most recent in both maps: a hot key read over and
-  // over (a cache hit each time) then costs one lookup, not four map writes.
+  // The entries nobody subscribes to, a list from the least recently used (`oldest`) to the most:
+  // the only ones eviction may take, so it never walks past subscribed keys, however many there
+  // are. A linked list, not a Map: taking a Map's first entry again and again walks past every
+  // slot deleted before it (until the Map is rebuilt), a cost that grows with the cache's size.
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
+  // The key touched last, while it is still the most recent of the entries and the idle list: a
+  // hot key read over and over (a cache hit each time) then costs one lookup, not two map writes.
   let latest: string | undefined;
+
+  const unlink = (entry: Entry) => {
+    if (!entry.idle) return;
+    if (entry.older) entry.older.newer = entry.newer;
+    else oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else newest = entry.older;
+    entry.idle = false;
+    entry.older = entry.newer = undefined;
+  };
+
+  /** Makes `entry` the most recently used of the idle ones. */
+  const idleNewest = (entry: Entry) => {
+    unlink(entry);
+    entry.idle = true;
+    entry.older = newest;
+    if (newest) newest.newer = entry;
+    else oldest = entry;
+    newest = entry;
+  };
 
   const touch = (key: string): Entry => {
     const recent = key === latest ? entries.get(key) : undefined;
     if (recent) return recent;
     let entry = entries.get(key);
     if (entry) entries.delete(key);
-    else entry = { snapshot: EMPTY, listeners: new Emitter(), source: undefined };
+    else
+      entry = {
+        key,
+        snapshot: EMPTY,
+        listeners: new Emitter(),
+        source: undefined,
+        idle: false,
+        older: undefined,
+        newer: undefined,
+      };
     // Map order is insertion order: re-inserting makes this the most recently used.
     entries.set(key, entry);
-    if (entry.listeners.size === 0) {
-      idle.delete(key);
-      idle.set(key, entry);
-    }
+    if (entry.listeners.size === 0) idleNewest(entry);
     latest = key;
     return entry;
   };
 
   const evict = () => {
-    if (entries.size <= maxEntries) return;
-    for (const [key] of idle) {
-      if (entries.size <= maxEntries) return;
-      idle.delete(key);
+    while (entries.size > maxEntries && oldest) {
+      const { key } = oldest;
+      unlink(oldest);
       entries.delete(key);
       observe?.(key, undefined, 0);
     }
@@ -272,13 +305,13 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);
       const off = entry.listeners.on(listener);
-      idle.delete(key);
+      unlink(entry);
       observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
         if (!off()) return;
         // The last reader gone, the entry may be evicted again, as the most recently used.
         if (entry.listeners.size === 0 && entries.get(key) === entry) {
-          idle.set(key, entry);
+          idleNewest(entry);
           // Now the most recent of the idle ones: the key touched last may no longer be.
           if (key !== latest) latest = undefined;
         }

@@ -262,3 +262,52 @@ describe('least recently used', () => {
     expect(cache.snapshot('b').data).toBeUndefined();
   });
 });
+
+describe('eviction against a model', () => {
+  it('keeps exactly what a plain least-recently-used list keeps, through reads, subscribers and leaves', () => {
+    // A small seeded generator: the same sequence of operations on every run.
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % below;
+    };
+    const size = 4;
+    const cache = createCache(createManualClock(), size);
+    const fresh = { ttl: 1_000, staleWhileRevalidate: 0, scope: undefined };
+    // The model: every key, least recently used first; which keys have readers.
+    let order: string[] = [];
+    const readers = new Map<string, Array<() => void>>();
+    const use = (key: string) => {
+      order = [...order.filter((other) => other !== key), key];
+    };
+    const evict = () => {
+      for (const key of [...order]) {
+        if (order.length <= size) return;
+        if (!readers.get(key)?.length) order = order.filter((other) => other !== key);
+      }
+    };
+    for (let step = 0; step < 2_000; step++) {
+      const key = `k${random(9)}`;
+      const operation = random(4);
+      if (operation === 0) {
+        cache.store(key, step);
+        use(key);
+        evict();
+      } else if (operation === 1 && order.includes(key)) {
+        if (cache.freshness(key, fresh) !== 'none') use(key);
+      } else if (operation === 2) {
+        readers.set(key, [...(readers.get(key) ?? []), cache.subscribe(key, () => {})]);
+        use(key);
+      } else {
+        const leave = readers.get(key)?.pop();
+        if (leave) {
+          leave();
+          // A key left by its last reader is the most recently used of the idle ones.
+          if (!readers.get(key)?.length && order.includes(key)) use(key);
+        }
+      }
+      const held = cache.list().map(([listed]) => listed);
+      expect(held.sort(), `step ${step}`).toEqual([...order].sort());
+    }
+  });
+});

@@ -58,13 +58,17 @@ export const STUB_ORIGIN = 'http://stub.invalid';
 /** What the measured stitch takes. */
 type ItemInput = { query: { i: number } };
 
-/** A fresh engine and stitch per measurement, so no state (breaker, rate window) carries over. */
+/**
+ * A fresh engine and stitch per measurement, so no state (breaker, rate window) carries over;
+ * `cacheSize` is the engine's. @default the engine's default
+ */
 export function stitchCall(
   origin: string,
   fetch?: typeof globalThis.fetch,
   policies: Partial<Omit<StitchConfig, 'input'>> = POLICIES,
+  cacheSize?: number,
 ): { call: (i: number) => StitchRun<unknown>; engine: Engine } {
-  const engine = createEngine(fetch ? { fetch } : {});
+  const engine = createEngine({ ...(fetch && { fetch }), ...(cacheSize && { cacheSize }) });
   const item = stitch<unknown, ItemInput>({
     name: 'item',
     url: `${origin}/item`,

@@ -163,19 +163,29 @@ async function takeTurns(
   return cpuNs;
 }
 
+/** The size of the large cache, filled before it is measured: every call then evicts one entry. */
+const LARGE_CACHE = 10_000;
+
 /**
- * Whether subscribed keys slow a call (eviction must never walk them): the full pipeline on two
- * engines, one where {@link SUBSCRIBED} other keys have a reader, taking turns in 15 slices of 500.
+ * Whether subscribed keys or a large cache slow a call (eviction must walk neither): the full
+ * pipeline on three engines, one where {@link SUBSCRIBED} other keys have a reader and one with a
+ * full cache of {@link LARGE_CACHE} entries, taking turns in 15 slices of 500.
  */
 async function crowding() {
   const crowded = stitchCall(STUB_ORIGIN, stubFetch);
   for (let key = 0; key < SUBSCRIBED; key++) crowded.engine.subscribe(`reader ${key}`, () => {});
-  const { plainNs = [], subscribedNs = [] } = await takeTurns(
-    { plainNs: stitchCall(STUB_ORIGIN, stubFetch).call, subscribedNs: crowded.call },
+  const large = stitchCall(STUB_ORIGIN, stubFetch, POLICIES, LARGE_CACHE);
+  for (let i = 0; i < LARGE_CACHE; i++) await large.call(-1 - i);
+  const {
+    plainNs = [],
+    subscribedNs = [],
+    largeNs = [],
+  } = await takeTurns(
+    { plainNs: stitchCall(STUB_ORIGIN, stubFetch).call, subscribedNs: crowded.call, largeNs: large.call },
     15,
     500,
   );
-  return { plainNs, subscribedNs };
+  return { plainNs, subscribedNs, largeNs };
 }
 
 const PAIRED_CALLS = 1_000;
