@@ -5,10 +5,10 @@ import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import type { CallOptions, StitchDefinition } from './definition';
 import { cancelRun, emptyTally, refuseRun } from './endings';
 import { asConfigError, configError, StitchError } from './errors';
-import { type EventPayload, redactUrl, type StitchEvent } from './events';
+import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
 import { type ExecutionResult, execute } from './execution';
 import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
-import { type CheckedInput, checkInput } from './input';
+import { type CheckedInput, checkInput, inputSecrets } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
 import { Lifetime } from './lifetime';
@@ -154,7 +154,17 @@ export function createCall(deps: CallDeps) {
   ): StitchRun<TData> {
     const tally = emptyTally();
     if (!definition.input) return start(run, tally, definition, input, input, options);
-    const checked = checkInput(definition.name, definition.input, input);
+    // A refusal quoting the input must not show its secrets: they are looked for only then, once.
+    let secrets: string[] | undefined;
+    const scrubbed = (text: string) => {
+      secrets ??= inputSecrets(
+        definition as unknown as StitchDefinition<unknown, never>,
+        input,
+        parts.secret,
+      );
+      return scrub(text, secrets);
+    };
+    const checked = checkInput(definition.name, definition.input, input, scrubbed);
     const proceed = (result: CheckedInput) => {
       if (result.ok) return start(run, tally, definition, input, result.value, options);
       return refuseRun(run, definition, shownUrl(definition.url), result.error, tally);

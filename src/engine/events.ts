@@ -199,6 +199,39 @@ export function scrub(text: string, values: readonly string[]): string {
 }
 
 /**
+ * `cause` with every string in it scrubbed of the attempt's secrets: a parser's or validator's
+ * message quoting the body, an issue list, a nested `cause`, any own field of an error (`input`,
+ * `errors`, `code`), a `fetch` error quoting the URL. What holds no secret is kept as it is (the
+ * same object); an error that does becomes an error of the same name and fields that do not.
+ */
+export function scrubCause(cause: unknown, scrubbed: (text: string) => string, depth = 0): unknown {
+  if (typeof cause === 'string') return scrubbed(cause);
+  if (typeof cause !== 'object' || cause === null || depth > MAX_CAUSE_DEPTH) return cause;
+  const deeper = (value: unknown) => scrubCause(value, scrubbed, depth + 1);
+  if (Array.isArray(cause)) {
+    const items = cause.map(deeper);
+    return items.every((item, index) => item === cause[index]) ? cause : items;
+  }
+  const isError = cause instanceof Error;
+  const prototype = Object.getPrototypeOf(cause);
+  if (!isError && prototype !== Object.prototype && prototype !== null) return cause;
+  // Every own field (an error's `errors`, `input` or `url` too), but not the stack: it is rebuilt.
+  const names = Object.getOwnPropertyNames(cause).filter((name) => name !== 'stack');
+  const fields = names.map((name) => [name, deeper((cause as Record<string, unknown>)[name])] as const);
+  if (fields.every(([name, value]) => value === (cause as Record<string, unknown>)[name])) return cause;
+  const clean = (isError ? new Error() : {}) as Record<string, unknown>;
+  for (const [name, value] of fields) clean[name] = value;
+  if (isError) {
+    clean.name = (cause as Error).name;
+    clean.stack = `${(cause as Error).name}: ${clean.message as string}`;
+  }
+  return clean;
+}
+
+/** How deep in a cause secrets are looked for (an issue's path of nested inputs, say). */
+const MAX_CAUSE_DEPTH = 12;
+
+/**
  * Calls an observer (a hook, a sink, a listener): one that throws, or an async one that rejects,
  * must not change the outcome it observes (nor end the process with an unhandled rejection).
  */

@@ -44,12 +44,15 @@ function refusalOf(mode: RedirectMode, hop: number, next: URL | undefined): stri
  * @throws RedirectRefused for `redirect: 'error'`, a loop, a non-http(s) target, a target with
  * credentials, or a redirect whose target the platform hides (see `followHidden`) when the
  * request carries a secret.
+ * @param hopSecrets gets the secret query values of every URL a hop sent (a `?token=` the
+ * vendor's `Location` added): what this attempt's errors must not quote either.
  */
 export async function sendFollowing<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
   sent: Headers,
   signal: AbortSignal,
+  hopSecrets: string[],
 ): Promise<Response> {
   const { definition, parts, request } = context;
   let headers = sent;
@@ -63,7 +66,8 @@ export async function sendFollowing<TData>(
     if (request.streamed && body !== undefined) init.duplex = 'half';
     const response = await parts.fetch(url, init);
     if (mode === 'manual') return response;
-    if (response.type === 'opaqueredirect') return followHidden(context, attempt, init, url, headers);
+    if (response.type === 'opaqueredirect')
+      return followHidden(context, attempt, init, url, headers, hopSecrets);
     const location = response.headers.get('location');
     if (!isRedirect(response.status) || location === null) return response;
     // Nobody reads this hop's body: free its socket now (not awaited: a stream of an injected
@@ -98,6 +102,7 @@ export async function sendFollowing<TData>(
       throw refuse('a stream body cannot be sent twice');
     }
     url = next.toString();
+    secretQueryOf(next, parts.secret, hopSecrets);
     const to = redactUrl(url, parts.secret);
     advance(context, {
       type: 'send',
@@ -105,6 +110,11 @@ export async function sendFollowing<TData>(
       event: { type: 'redirect', attempt, status, from, to, method, crossOrigin, dropped },
     });
   }
+}
+
+/** Adds to `found` the values of `url`'s query whose names are `secret`. */
+function secretQueryOf(url: URL, secret: ReadonlySet<string>, found: string[]): void {
+  for (const [name, value] of url.searchParams) if (secret.has(name.toLowerCase())) found.push(value);
 }
 
 /**
@@ -119,6 +129,7 @@ async function followHidden<TData>(
   init: RequestInit,
   url: string,
   headers: Headers,
+  hopSecrets: string[],
 ): Promise<Response> {
   const { parts, request } = context;
   const from = redactUrl(url, parts.secret);
@@ -129,6 +140,7 @@ async function followHidden<TData>(
   advance(context, { type: 'send', attempt });
   const response = await parts.fetch(url, { ...init, redirect: 'follow' });
   const landed = response.url === '' ? url : response.url;
+  secretQueryOf(new URL(landed), parts.secret, hopSecrets);
   context.emit({
     type: 'redirect',
     attempt,

@@ -15,7 +15,7 @@ import {
 } from './context';
 import type { StitchDefinition } from './definition';
 import { MAX_ERROR_BODY } from './errors';
-import { redactHeaders, safely, scrub, secretValues } from './events';
+import { redactHeaders, safely, scrub, scrubCause, secretValues } from './events';
 import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
@@ -76,9 +76,11 @@ export async function dispatch<TData>(
   // The total deadline may pass between the admission and here: then nothing leaves.
   if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
   const each = total.attempt(definition.timeout.each);
-  // What this attempt sends (a hook may add a credential): what its errors must not quote.
+  // What this attempt sends (a hook may add a credential, a redirect a query): what its errors
+  // must not quote.
   let headers = request.headers;
-  const secrets = () => secretValues(headers, request.secrets, parts.secret);
+  const hopSecrets: string[] = [];
+  const secrets = () => secretValues(headers, [...request.secrets, ...hopSecrets], parts.secret);
   const scrubbed = (text: string) => scrub(text, secrets());
   let answered = false;
   try {
@@ -93,7 +95,7 @@ export async function dispatch<TData>(
     if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
     advance(context, { type: 'send', attempt, event });
     const started = parts.clock.now();
-    const response = await sendFollowing(context, attempt, headers, each.signal);
+    const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
     const elapsed = parts.clock.now() - started;
     advance(context, {
       type: 'answer',
@@ -157,39 +159,6 @@ export async function dispatch<TData>(
     each.dispose();
   }
 }
-
-/**
- * `cause` with every string in it scrubbed of the attempt's secrets: a parser's or validator's
- * message quoting the body, an issue list, a nested `cause`, any own field of an error (`input`,
- * `errors`, `code`), a `fetch` error quoting the URL. What holds no secret is kept as it is (the
- * same object); an error that does becomes an error of the same name and fields that do not.
- */
-function scrubCause(cause: unknown, scrubbed: (text: string) => string, depth = 0): unknown {
-  if (typeof cause === 'string') return scrubbed(cause);
-  if (typeof cause !== 'object' || cause === null || depth > MAX_CAUSE_DEPTH) return cause;
-  const deeper = (value: unknown) => scrubCause(value, scrubbed, depth + 1);
-  if (Array.isArray(cause)) {
-    const items = cause.map(deeper);
-    return items.every((item, index) => item === cause[index]) ? cause : items;
-  }
-  const isError = cause instanceof Error;
-  const prototype = Object.getPrototypeOf(cause);
-  if (!isError && prototype !== Object.prototype && prototype !== null) return cause;
-  // Every own field (an error's `errors`, `input` or `url` too), but not the stack: it is rebuilt.
-  const names = Object.getOwnPropertyNames(cause).filter((name) => name !== 'stack');
-  const fields = names.map((name) => [name, deeper((cause as Record<string, unknown>)[name])] as const);
-  if (fields.every(([name, value]) => value === (cause as Record<string, unknown>)[name])) return cause;
-  const clean = (isError ? new Error() : {}) as Record<string, unknown>;
-  for (const [name, value] of fields) clean[name] = value;
-  if (isError) {
-    clean.name = (cause as Error).name;
-    clean.stack = `${(cause as Error).name}: ${clean.message as string}`;
-  }
-  return clean;
-}
-
-/** How deep in a cause secrets are looked for (an issue's path of nested inputs, say). */
-const MAX_CAUSE_DEPTH = 12;
 
 /** Error codes that prove no connection was made (the request never left), as Node reports them. */
 const NOT_CONNECTED = new Set([

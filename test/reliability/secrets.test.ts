@@ -203,6 +203,86 @@ describe('a credential the vendor echoes back', () => {
     }
   });
 
+  it('in an input validator’s refusal quoting the input: nothing shows it, and nothing is sent', async () => {
+    const secret = 'sk-live-input-check-0x4a';
+    const traced: StitchEvent[] = [];
+    const { vendor, engine } = await startScenario({
+      engine: { trace: { handle: (event) => traced.push(event) } },
+    });
+    const quoting = (data: unknown) => `saw ${JSON.stringify(data)}`;
+    const inputs = [
+      // zod, with an issue message quoting the header it refuses.
+      z.object({
+        headers: z.object({
+          authorization: z.string().refine(() => false, { error: (issue) => `not allowed: ${issue.input}` }),
+        }),
+      }),
+      // A validator that throws an error quoting the whole input.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw new Error(quoting(data));
+          },
+        },
+      },
+      // Issues that carry the input itself.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => ({
+            issues: [{ message: quoting(data), path: [{ key: 'x', input: data }] }],
+          }),
+        },
+      },
+    ];
+    const given = [
+      { headers: { authorization: `Bearer ${secret}` } },
+      { query: { token: secret } },
+      // An input no request can be made of (a query value that is an object): its secrets still go.
+      { query: { token: secret, page: { deep: true } } },
+    ];
+    for (const input of inputs) {
+      for (const values of given) {
+        const read = stitch({
+          name: uniqueKey('read'),
+          url: vendor.url('/me'),
+          input: input as never,
+          headers: { 'x-api-key': `${secret}-stitch` },
+        });
+        traced.length = 0;
+        const run = read(values as never, { engine });
+        const text = await shown(run, traced);
+        const error = await rejection(run);
+        expect(error.kind).toBe('invalid');
+        expect(text).not.toContain('sk-live');
+        expect(JSON.stringify(error.cause)).not.toContain('sk-live');
+      }
+    }
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('added by a redirect hop: the error body echoing the URL it landed on never quotes it', async () => {
+    const secret = 'sk-live-hop-token-0x7c';
+    const { vendor, engine } = await startScenario({
+      respond: (entry) =>
+        entry.url.startsWith('/start')
+          ? { status: 302, headers: { location: `/land?token=${secret}` }, body: '' }
+          : { status: 400, body: `rejected ${entry.url}` },
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/start'), retry: false });
+    const run = read({}, { engine });
+    const text = await shown(run, []);
+    const error = await rejection(run);
+    expect(error).toMatchObject({ kind: 'http', status: 400, requests: 2 });
+    expect(error.body).toBe('rejected /land?token=[redacted]');
+    expect(text).not.toContain(secret);
+    // The vendor got it in clear.
+    expect(vendor.ledger[1]?.url).toBe(`/land?token=${secret}`);
+  });
+
   it('across the cut of the error body: no part of it is kept', async () => {
     const secret = 'sk-live-straddling-the-cut-0x3f';
     const { vendor, engine } = await startScenario({
