@@ -9,11 +9,11 @@ const Panel = lazy(() => import('./Panel').then((module) => ({ default: module.P
 /** Props of {@link StitchDevtools}. */
 export interface StitchDevtoolsProps {
   /** The engine to watch. @default the nearest `StitchProvider`'s engine, else `defaultEngine()` */
-  engine?: Engine;
+  engine?: Engine | undefined;
   /** Whether the panel starts open. @default false */
-  initialOpen?: boolean;
+  initialOpen?: boolean | undefined;
   /** How many request lanes are kept. @default 200 */
-  maxLanes?: number;
+  maxLanes?: number | undefined;
 }
 
 /**

@@ -91,7 +91,10 @@ const upsert = <TItem extends { key: string }>(items: readonly TItem[], item: TI
  * in use and the breakers the engine wrote come in at once (`engine.inspect` replays them).
  * @param options.maxLanes how many runs are kept, the oldest dropped first. @default 200
  */
-export function createDevtoolsModel(engine: Engine, options: { maxLanes?: number } = {}): DevtoolsModel {
+export function createDevtoolsModel(
+  engine: Engine,
+  options: { maxLanes?: number | undefined } = {},
+): DevtoolsModel {
   const maxLanes = checkModel(engine, options.maxLanes);
   const listeners = new Set<() => void>();
   const refetchers = new Map<string, { stitch: string; refetch: () => void }>();

@@ -20,9 +20,9 @@ export interface SharedDevtoolsModel extends Omit<DevtoolsModel, 'dispose'> {
 /** Where to watch: {@link useDevtoolsModel}'s and `useStitchInspector`'s options. */
 export interface InspectorOptions {
   /** The engine to watch. @default the nearest `StitchProvider`'s engine, else `defaultEngine()` */
-  engine?: Engine;
+  engine?: Engine | undefined;
   /** How many request lanes are kept; each value is a model of its own. @default 200 */
-  maxLanes?: number;
+  maxLanes?: number | undefined;
 }
 
 const models = new WeakMap<Engine, Record<number, SharedDevtoolsModel>>();

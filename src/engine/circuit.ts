@@ -58,7 +58,7 @@ export interface CircuitOptions {
   /** How long (ms) a probe holds its lease, so a hung probe cannot wedge the breaker. @default cooldown */
   probeTimeout?: number | undefined;
   /** Opens on a failure ratio over a rolling time window, not a consecutive count. @default undefined */
-  window?: Partial<CircuitWindow> | undefined;
+  window?: { [Field in keyof CircuitWindow]?: CircuitWindow[Field] | undefined } | undefined;
   /** Which HTTP statuses prove the vendor unhealthy. @default status >= 500 */
   failureStatus?: ((status: number) => boolean) | undefined;
 }

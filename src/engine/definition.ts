@@ -177,7 +177,7 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   /** Concurrency and rate limits per key (the URL's origin by default). @default none */
   throttle?: ThrottleOptions | ThrottleValue | false | undefined;
   /** Reads only: serve stored data for `ttl` ms, stale for `staleWhileRevalidate` more. @default { ttl: 0 } */
-  cache?: CacheOptions<TInput> | number | false | undefined;
+  cache?: CacheOptions<NoInfer<TInput>> | number | false | undefined;
   /** Share one in-flight request between callers of the same input. @default true for GET/HEAD */
   coalesce?: boolean | undefined;
   /**

@@ -19,10 +19,17 @@ export type IdempotencyOptions<TInput> =
       ttl?: number | undefined;
     };
 
+/**
+ * `keyOf` as a method's parameter is checked: both ways, so a value minting its keys
+ * (`IdempotencyValue<never>`) fits a stitch of any input, while the stitch's input is still
+ * inferred from a value that derives its key from the input.
+ */
+type KeyOf<TInput> = { key(input: TInput): string }['key'];
+
 /** Normalized idempotency settings; `undefined` when the stitch sends no key by itself. */
 export interface IdempotencyPolicy<TInput> {
   header: string;
-  keyOf: ((input: TInput) => string) | undefined;
+  keyOf: KeyOf<TInput> | undefined;
   ttl: number;
 }
 

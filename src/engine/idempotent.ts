@@ -9,9 +9,21 @@ import { records } from './ledger';
 /**
  * Idempotency keys as a value: `idempotency: idempotency({ keyOf })`. It brings the records a
  * call under a key its caller owns is kept in (see `ttl`), which a stitch of `stitch-fetch/lite`
- * needs for the call option `idempotencyKey` too. Validated when the stitch is defined.
+ * needs for the call option `idempotencyKey` too. Validated when the stitch is defined. Without
+ * `keyOf`, the key is minted per logical call, and the value fits a stitch of any input.
  * @default `true`: a key minted per logical call
  */
+export function idempotency(
+  options?: true | { header?: string | undefined; ttl?: number | undefined; keyOf?: undefined },
+): IdempotencyValue;
+/**
+ * Idempotency keys as a value, derived from the input by `keyOf`: its input type
+ * (`idempotency<Input>({ keyOf })`) is the stitch's. Without `keyOf`, a key minted per logical
+ * call, which fits a stitch of any input.
+ */
+export function idempotency<TInput>(
+  options: Exclude<IdempotencyOptions<TInput>, boolean>,
+): IdempotencyValue<TInput>;
 export function idempotency<TInput>(
   options: Exclude<IdempotencyOptions<TInput>, false> = true,
 ): IdempotencyValue<TInput> {

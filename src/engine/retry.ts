@@ -47,7 +47,7 @@ export interface RetryOptions {
   /** @default { base: 100, max: 10_000, factor: 2, jitter: 'full' } */
   backoff?: BackoffOptions | undefined;
   /** Honour a `Retry-After` header up to `max` ms (`Infinity`: uncapped); `false` ignores it. @default { max: 60_000 } */
-  retryAfter?: { max?: number } | false | undefined;
+  retryAfter?: { max?: number | undefined } | false | undefined;
   /** `false` turns the budget off. @default { ratio: 0.2, floor: 10, window: 10_000 } */
   budget?: RetryBudgetOptions | false | undefined;
 }

@@ -2,7 +2,7 @@ import { configError, type TimeoutPhase } from './errors';
 import { isRecord } from './record';
 
 /** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt; `Infinity` is no bound. */
-export type TimeoutOptions = number | { each?: number; total?: number };
+export type TimeoutOptions = number | { each?: number | undefined; total?: number | undefined };
 
 /** Normalized timeouts; `undefined` means unbounded. */
 export interface TimeoutPolicy {

@@ -33,7 +33,7 @@ import {
 /** Options of {@link createOtelSink}. */
 export interface OtelSinkOptions {
   /** The tracer spans are made with. @default trace.getTracer('stitch-fetch') */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
 }
 
 /** A trace sink that also propagates trace context; pass it as `trace` and `headers` of `createEngine`. */

@@ -78,7 +78,7 @@ function initialFor<TData>(
 export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   stitch: Stitch<TData, TInput>,
   input: HookInput<TInput>,
-  options: UseStitchOptions<TData, TSelected> = {},
+  options: UseStitchOptions<NoInfer<TData>, TSelected> = {},
 ): QueryResult<TSelected> {
   checkOptions('useStitch', stitch.definition.name, options, USE_STITCH);
   const engine = useEngine();

@@ -29,7 +29,7 @@ export interface RedisStoreOptions {
    * Put before every key Stitch writes, so several apps (or environments) can share one Redis
    * without sharing breakers. @default 'stitch:'
    */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** A reply that is not what the script returns: treated like an unreachable store. */

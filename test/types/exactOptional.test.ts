@@ -10,6 +10,10 @@ const code = `
 import { circuit, createEngine, mutate, prefetch, retry, stitch, throttle, type StitchError } from 'stitch-fetch';
 import { stitch as liteStitch, retry as liteRetry } from 'stitch-fetch/lite';
 import { StitchProvider, StitchScope, useStitch, useStitchInfinite, useStitchMutation, useSuspenseStitch } from 'stitch-fetch/react';
+import { createDevtoolsModel, StitchDevtools, useStitchInspector } from 'stitch-fetch/devtools';
+import type { Tracer } from '@opentelemetry/api';
+import { createOtelSink } from 'stitch-fetch/otel';
+import { createRedisStore } from 'stitch-fetch/redis';
 
 declare const maybe: <T>() => T | undefined;
 
@@ -46,8 +50,13 @@ liteStitch({
 stitch({
   name: 'policies',
   url: 'https://api.example.com/p',
-  retry: retry({ attempts: maybe<number>() }),
-  circuit: circuit({ failures: maybe<number>(), cooldown: maybe<number>() }),
+  timeout: { each: maybe<number>(), total: maybe<number>() },
+  retry: retry({ attempts: maybe<number>(), retryAfter: { max: maybe<number>() } }),
+  circuit: circuit({
+    failures: maybe<number>(),
+    cooldown: maybe<number>(),
+    window: { size: maybe<number>(), buckets: maybe<number>(), ratio: maybe<number>(), minimum: maybe<number>() },
+  }),
   throttle: throttle({ concurrency: maybe<number>(), rate: maybe<string>() }),
 });
 
@@ -66,7 +75,12 @@ void mutate(saveUser, { body: { name: 'Ada' } }, {
   onError: maybe<(error: StitchError) => void>(),
 });
 
+createDevtoolsModel(engine, { maxLanes: maybe<number>() });
+createOtelSink({ tracer: maybe<Tracer>() });
+createRedisStore(maybe<never>() as never, { prefix: maybe<string>() });
+
 export function App() {
+  useStitchInspector((snapshot) => snapshot, { engine: maybe<typeof engine>(), maxLanes: maybe<number>() });
   const user = useStitch(getUser, { params: { id: 1 } }, {
     signal: maybe<AbortSignal>(),
     keepPrevious: maybe<boolean>(),
@@ -96,6 +110,7 @@ export function App() {
   });
   return (
     <StitchProvider engine={maybe<typeof engine>()} defaults={maybe<{ refetchOnFocus: boolean }>()}>
+      <StitchDevtools engine={maybe<typeof engine>()} initialOpen={maybe<boolean>()} maxLanes={maybe<number>()} />
       <StitchScope resetKey={maybe<string>()}>
         {String(user.data?.id) + String(suspended.data.id) + String(pages.data) + save.status}
       </StitchScope>

@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { type StitchError, stitch } from '../../src/index';
 import {
+  keepPreviousData,
   skipToken,
   useStitch,
   useStitchInfinite,
@@ -43,6 +44,25 @@ describe('useStitch typing', () => {
     });
     // @ts-expect-error initialData must be the stitch's data
     useStitch(getUser, null, { initialData: { id: '7' } });
+    // Nor can a partial value widen the data, given by a function or through a variable.
+    const partial: { id: number } = { id: 7 };
+    // @ts-expect-error initialData must be the stitch's data
+    useStitch(getUser, null, { initialData: () => ({ id: 1 }) });
+    // @ts-expect-error initialData must be the stitch's data
+    useStitch(getUser, null, { initialData: partial });
+    // @ts-expect-error placeholderData must be the stitch's data
+    useStitch(getUser, null, { placeholderData: partial });
+  });
+
+  it('keeps the data type with the exported keepPreviousData', () => {
+    const q = useStitch(getUser, { params: { id: 7 } }, { placeholderData: keepPreviousData });
+    expectTypeOf(q.data).toEqualTypeOf<User | undefined>();
+    const named = useStitch(
+      getUser,
+      { params: { id: 7 } },
+      { placeholderData: keepPreviousData, select: (user) => user.name },
+    );
+    expectTypeOf(named.data).toEqualTypeOf<string | undefined>();
   });
 
   it('checks the input against the stitch, and takes skipToken or null', () => {

@@ -1,7 +1,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type CacheOptions,
   type InputFor,
+  idempotency,
   isAbortError,
   isStitchError,
   type PathParamNames,
@@ -14,6 +16,7 @@ import {
   stitch,
   type TimeoutPhase,
 } from '../../src/index';
+import { idempotency as liteIdempotency, stitch as liteStitch } from '../../src/lite/index';
 
 const User = z.object({ id: z.number(), name: z.string() });
 type User = z.infer<typeof User>;
@@ -96,6 +99,26 @@ describe('inputs typed from the URL template and the input schema', () => {
     ping({ query: { verbose: true } });
     // @ts-expect-error the URL has no {id}
     ping({ params: { id: 7 } });
+  });
+
+  it('keeps the template’s params beside an idempotency(…) value or a shared cache options object', () => {
+    const url = 'https://api.example.com/orders/{id}/pay';
+    const keys = idempotency();
+    const tenant: CacheOptions = { ttl: 30_000, scope: () => 'tenant' };
+    const stitches = [
+      stitch({ name: 'pay', method: 'POST', url, idempotency: idempotency() }),
+      stitch({ name: 'payShared', method: 'POST', url, idempotency: keys }),
+      liteStitch({ name: 'payLite', method: 'POST', url, idempotency: liteIdempotency() }),
+      stitch({ name: 'order', url, cache: tenant }),
+    ] as const;
+    for (const pay of stitches) {
+      expectTypeOf(pay).parameter(0).toEqualTypeOf<InputFor<typeof url>>();
+      pay({ params: { id: 42 } });
+      // @ts-expect-error the input is required: it has a path param
+      pay();
+      // @ts-expect-error a misspelt param
+      pay({ params: { idd: 42 } });
+    }
   });
 
   it('types the input from an input schema', () => {
