@@ -1,8 +1,20 @@
-import { createContext } from 'react';
+import { type Context, createContext } from 'react';
 import type { Engine } from '../index';
 
+/**
+ * The context called `name`, one per process: every copy of this package (its ESM and CJS builds,
+ * say, when a CommonJS component library sits under an ESM app) finds the same one, so a provider
+ * of one copy reaches the hooks of another, as the default engine does.
+ */
+export function sharedContext<T>(name: string, initial: T): Context<T> {
+  const holder = globalThis as { [key: symbol]: Context<T> | undefined };
+  const key = Symbol.for(`stitch-fetch.${name}`);
+  holder[key] ??= createContext(initial);
+  return holder[key];
+}
+
 /** The engine hooks run on; `undefined` outside a provider (the default engine then). */
-export const EngineContext = createContext<Engine | undefined>(undefined);
+export const EngineContext = /* @__PURE__ */ sharedContext<Engine | undefined>('engineContext', undefined);
 
 /** The signal of the nearest `StitchScope`; `undefined` outside any scope. */
-export const ScopeContext = createContext<AbortSignal | undefined>(undefined);
+export const ScopeContext = /* @__PURE__ */ sharedContext<AbortSignal | undefined>('scopeContext', undefined);

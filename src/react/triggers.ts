@@ -1,5 +1,5 @@
-import { createContext } from 'react';
 import type { CancelTimer, Engine } from '../index';
+import { sharedContext } from './context';
 
 /**
  * Tells hooks when the app is looked at again. `subscribe`'s listener is called on every change
@@ -77,7 +77,7 @@ export const browserOnline: OnlineSource = {
 };
 
 /** The provider's trigger settings; the browser's sources and no defaults outside a provider. */
-export const TriggerContext = createContext<TriggerSettings>({
+export const TriggerContext = /* @__PURE__ */ sharedContext<TriggerSettings>('triggerContext', {
   defaults: {},
   focus: browserFocus,
   online: browserOnline,

@@ -6,17 +6,21 @@
  * import it; and its types compile in a Node-only app, whose lib has no DOM.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let out: string;
 
 beforeAll(() => {
-  out = mkdtempSync(join(tmpdir(), 'stitch-build-'));
+  // Inside the project, so the built modules find its React as an app's would.
+  const cache = join(import.meta.dirname, '../../node_modules/.cache');
+  mkdirSync(cache, { recursive: true });
+  out = mkdtempSync(join(cache, 'stitch-build-'));
   execFileSync('npx', ['tsdown', '--out-dir', out, '--logLevel', 'error'], { stdio: 'pipe' });
 }, 120_000);
 
@@ -75,5 +79,34 @@ describe('the built package', () => {
     const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
     const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
     expect(esm.defaultEngine()).toBe(cjs.defaultEngine());
+  });
+
+  it('a provider of one copy reaches the hooks of the other (a CommonJS library under an ESM app)', async () => {
+    type Engine = typeof import('../../src/index');
+    type React = typeof import('../../src/react/index');
+    const require = createRequire(import.meta.url);
+    const copies = {
+      esm: {
+        engine: (await import(join(out, 'index.js'))) as Engine,
+        react: (await import(join(out, 'react/index.js'))) as React,
+      },
+      cjs: {
+        engine: require(join(out, 'index.cjs')) as Engine,
+        react: require(join(out, 'react/index.cjs')) as React,
+      },
+    };
+    for (const [outer, inner] of [
+      [copies.esm, copies.cjs],
+      [copies.cjs, copies.esm],
+    ] as const) {
+      const engine = outer.engine.createEngine();
+      const read = inner.engine.stitch<string>({ name: 'provided', url: 'https://api.example.com/provided' });
+      engine.setData(read, undefined, 'from the provided engine');
+      const Reader = () => createElement('p', null, inner.react.useStitch(read, undefined).data ?? 'none');
+      const page = renderToString(
+        createElement(outer.react.StitchProvider, { engine }, createElement(Reader)),
+      );
+      expect(page).toContain('from the provided engine');
+    }
   });
 });
