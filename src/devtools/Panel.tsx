@@ -7,7 +7,6 @@ import {
   useState,
   useSyncExternalStore,
 } from 'react';
-import type { Engine } from '../index';
 import { Lanes } from './Lanes';
 import type { SharedDevtoolsModel } from './shared';
 import { CacheTable, StateTables } from './Tables';

@@ -26,6 +26,14 @@ beforeAll(() => {
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+type Engine = typeof import('../../src/index');
+type React = typeof import('../../src/react/index');
+
+/** Shows the data of `read` as the hooks of one copy of the package read it. */
+function Reader({ hooks, read }: { hooks: React; read: import('../../src/index').Stitch<string> }) {
+  return createElement('p', null, hooks.useStitch(read, undefined).data ?? 'none');
+}
+
 const firstLine = (file: string) => readFileSync(join(out, file), 'utf8').split('\n', 1)[0];
 
 describe('the built package', () => {
@@ -82,8 +90,6 @@ describe('the built package', () => {
   });
 
   it('a provider of one copy reaches the hooks of the other (a CommonJS library under an ESM app)', async () => {
-    type Engine = typeof import('../../src/index');
-    type React = typeof import('../../src/react/index');
     const require = createRequire(import.meta.url);
     const copies = {
       esm: {
@@ -95,17 +101,18 @@ describe('the built package', () => {
         react: require(join(out, 'react/index.cjs')) as React,
       },
     };
+    const read = copies.esm.engine.stitch<string>({
+      name: 'provided',
+      url: 'https://api.example.com/provided',
+    });
     for (const [outer, inner] of [
       [copies.esm, copies.cjs],
       [copies.cjs, copies.esm],
     ] as const) {
       const engine = outer.engine.createEngine();
-      const read = inner.engine.stitch<string>({ name: 'provided', url: 'https://api.example.com/provided' });
       engine.setData(read, undefined, 'from the provided engine');
-      const Reader = () => createElement('p', null, inner.react.useStitch(read, undefined).data ?? 'none');
-      const page = renderToString(
-        createElement(outer.react.StitchProvider, { engine }, createElement(Reader)),
-      );
+      const reader = createElement(Reader, { hooks: inner.react, read });
+      const page = renderToString(createElement(outer.react.StitchProvider, { engine }, reader));
       expect(page).toContain('from the provided engine');
     }
   });
