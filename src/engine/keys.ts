@@ -8,7 +8,7 @@ import { placeholders, type StitchInput } from './request';
  */
 
 /** Two 32-bit FNV-1a style hashes side by side: sync and fast; the engine's salt keeps it unguessable. */
-function hash(text: string): string {
+export function hash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x2f8a1d37;
   for (let i = 0; i < text.length; i++) {

@@ -14,7 +14,7 @@ import { type ExecutionContext, left } from './context';
 import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
-import { isPlainData } from './keys';
+import { hash, isPlainData } from './keys';
 import type { Part } from './parts';
 import type { Claim, IdempotencyRecord, SharedState } from './shared';
 import { type LocalStore, lateOf, type Store } from './store';
@@ -111,8 +111,9 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
     ): Promise<ExecutionResult<TData>> {
       const { definition, parts } = context;
       const key = context.idempotencyKey as string;
-      // Another stitch (another endpoint) may use the same key for something else.
-      const recordKey = `${definition.name}:${key}`;
+      // Another stitch (another endpoint) may use the same key for something else, and another
+      // principal may send a key it chose to equal this one's: neither gets this record.
+      const recordKey = `${definition.name}:${await principalOf(context)}${key}`;
       const total = context.lifetime;
       const lease = (definition.timeout.total ?? LEASE_UNBOUNDED - LEASE_MARGIN) + LEASE_MARGIN;
       const owner = mintKey();
@@ -195,6 +196,27 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
       }
     },
   };
+}
+
+/**
+ * Whose call it is, as a record's key says: a digest of the credentials it carries (its secret
+ * headers and query values), so a record answers only calls of the principal that made it, as a
+ * vendor scopes its keys by account. The same in every process sharing the store; SHA-256 where
+ * the platform has it (a key in Redis must not reveal a password). Empty for a call without any.
+ */
+async function principalOf(context: ExecutionContext<unknown>): Promise<string> {
+  const { request, parts } = context;
+  const credentials: string[] = [];
+  request.headers.forEach((value, name) => {
+    if (parts.secret.has(name)) credentials.push(`${name}: ${value}`);
+  });
+  credentials.push(...request.secrets);
+  if (credentials.length === 0) return '';
+  const text = JSON.stringify(credentials);
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return `${hash(text)}:`;
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return `${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}:`;
 }
 
 /** What a record keeps of a run: the data of a success that can be stored as it is, else nothing. */

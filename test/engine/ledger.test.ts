@@ -58,6 +58,28 @@ describe('a key that succeeded', () => {
     expect(vendor.requests()).toBe(2);
   });
 
+  it('is not answered for another principal using the same key: a record is its credentials’ own', async () => {
+    const store = createMemoryStore();
+    const { vendor, engine, clock } = await setup(store);
+    // Another process sharing the store.
+    const other = createEngine({ store, clock });
+    const charge = chargeStitch(vendor);
+    const as = (authorization: string): ChargeInput => ({ ...order, headers: { authorization } });
+    const alice = await charge(as('Bearer alice-token'), { engine, ...owned });
+    // Bob chose (or guessed) Alice's key: his write goes to the vendor, with his credentials.
+    const bob = charge(as('Bearer bob-token'), { engine: other, ...owned });
+    expect((await bob.report()).source).toBe('live');
+    expect(vendor.ledger.map((entry) => entry.headers.authorization)).toEqual([
+      'Bearer alice-token',
+      'Bearer bob-token',
+    ]);
+    // Alice's own re-issue, in the other process, is answered from her record.
+    const again = charge(as('Bearer alice-token'), { engine: other, ...owned });
+    expect((await again.report()).source).toBe('recorded');
+    await expect(again).resolves.toEqual(alice);
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('is not answered for another stitch using the same key', async () => {
     const { vendor, engine } = await setup();
     await chargeStitch(vendor)(order, { engine, ...owned });
