@@ -1,6 +1,7 @@
 /**
  * What `npm pack` puts in the tarball users install: the package's own name, the licence its
- * `license` field names, the README, and nothing outside dist/ besides them.
+ * `license` field names, the README and the documents it links to, and nothing outside dist/
+ * besides them.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ it('depends on nothing: installing the engine alone installs no React (React is 
   expect(manifest.dependencies ?? {}).toEqual({});
 });
 
-it('packs as stitch-fetch with its MIT LICENSE, README and only dist/ besides', async () => {
+it('packs as stitch-fetch with its MIT LICENSE, README, the documents it links to and only dist/ besides', async () => {
   const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
     cwd: root,
   });
@@ -30,8 +31,15 @@ it('packs as stitch-fetch with its MIT LICENSE, README and only dist/ besides', 
   expect(paths.filter((path) => !path.startsWith('dist/')).sort()).toEqual([
     'LICENSE',
     'README.md',
+    'docs/RELIABILITY.md',
+    'docs/SCALING.md',
     'package.json',
   ]);
+  // The README's links to documents resolve in the installed package too.
+  const readme = readFileSync(new URL('README.md', root), 'utf8');
+  const linked = [...readme.matchAll(/\]\(([^)#:]+\.md)\)/g)].map((match) => match[1]);
+  expect(linked.length).toBeGreaterThan(0);
+  expect(paths).toEqual(expect.arrayContaining(linked));
   expect(manifest.license).toBe('MIT');
   expect(readFileSync(new URL('LICENSE', root), 'utf8')).toMatch(/^MIT License/);
 }, 30_000);
