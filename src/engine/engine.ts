@@ -12,6 +12,7 @@ import { checkEngineOptions, type EngineOptions } from './engineOptions';
 import { configError } from './errors';
 import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
+import type { InputArg } from './invoke';
 import { createKeys } from './keys';
 import { checkHeadersHook } from './outgoing';
 import { createParts } from './parts';
@@ -76,7 +77,7 @@ export interface Engine extends StitchEngineLike {
    */
   setData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
-    input: TInput | undefined,
+    input: InputArg<TInput>,
     updater: NoInfer<TData> | ((current: NoInfer<TData> | undefined) => NoInfer<TData> | undefined),
   ): TData | undefined;
   /**
@@ -86,7 +87,7 @@ export interface Engine extends StitchEngineLike {
    */
   getData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
-    input: TInput | undefined,
+    input: InputArg<TInput>,
   ): TData | undefined;
   /**
    * The cached data, for a server render to hand to the client, with the time it was taken: the

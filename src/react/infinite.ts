@@ -1,6 +1,7 @@
 import {
   type CallArgs,
   type Engine,
+  type InputArg,
   isAbortError,
   type SafeResult,
   type Stitch,
@@ -180,7 +181,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     const input = inputFor(param);
     const result = await stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>)).safe();
     if (result.ok || signal.aborted || !isAbortError(result.error)) return result;
-    const written = engine.getData(stitch, input);
+    const written = engine.getData(stitch, input as InputArg<TInput>);
     return written === undefined ? result : { ok: true, data: written, error: null };
   };
 

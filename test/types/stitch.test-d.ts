@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
   type CacheOptions,
+  createEngine,
   type InputFor,
   idempotency,
   isAbortError,
@@ -119,6 +120,19 @@ describe('inputs typed from the URL template and the input schema', () => {
       // @ts-expect-error a misspelt param
       pay({ params: { idd: 42 } });
     }
+  });
+
+  it('takes an input for getData and setData as a call does: required when the stitch needs one', () => {
+    const engine = createEngine();
+    const listAll = stitch<User[]>({ name: 'listAll', url: 'https://api.example.com/users' });
+    expectTypeOf(engine.getData(getUser, { params: { id: 7 } })).toEqualTypeOf<User | undefined>();
+    engine.setData(getUser, { params: { id: 7 } }, { id: 7, name: 'Ada' });
+    engine.getData(listAll, undefined);
+    engine.setData(listAll, undefined, []);
+    // @ts-expect-error getUser needs its path param: no read has this key
+    engine.getData(getUser, undefined);
+    // @ts-expect-error getUser needs its path param: no read has this key
+    engine.setData(getUser, undefined, { id: 7, name: 'Ada' });
   });
 
   it('types the input from an input schema', () => {
