@@ -1,7 +1,7 @@
 import { isSignalOrNone, raceAbort } from './abort';
 import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, isStitchLike, type StitchLike } from './engine';
-import { configError, isStitchError, reasonMessage, StitchError } from './errors';
+import { configError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 
@@ -209,9 +209,11 @@ async function quietly(callback: () => unknown): Promise<void> {
   }
 }
 
-/** `onMutate` threw: the mutation fails before anything is sent, as a `config` error naming it. */
+/**
+ * `onMutate` threw: the mutation fails before anything is sent, as a `config` error naming it,
+ * whatever failed in it (a read's `http` error would say the write was dispatched and retryable).
+ */
 function mutateFailed(stitch: string, error: unknown): StitchError {
-  if (isStitchError(error)) return error;
   const message = `stitch '${stitch}': \`onMutate\` failed: ${reasonMessage(error)}`;
   return new StitchError({ kind: 'config', field: 'onMutate', message, cause: error, stitch });
 }

@@ -189,6 +189,25 @@ describe('mutate', () => {
     expect(vendor.requests()).toBe(0);
   });
 
+  it('an onMutate failing with a read’s StitchError fails as onMutate’s: nothing of the write was sent', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ status: 503, body: 'down' }) });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const failure = await mutate(addTodo, input, {
+      engine,
+      // A read the optimistic update needs first, which fails.
+      onMutate: () => getTodos(undefined, { engine }),
+    }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      kind: 'config',
+      field: 'onMutate',
+      dispatched: false,
+      requests: 0,
+      retryable: false,
+      cause: expect.objectContaining({ kind: 'http', status: 503 }),
+    });
+    expect(vendor.ledger.map((entry) => entry.method)).not.toContain('POST');
+  });
+
   it('invalidates [stitch, input] pairs and a function of the data and input', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
     const { getTodos, addTodo } = todoStitches(vendor);
