@@ -21,7 +21,13 @@ const path = (url: string) => {
 function Attempt({ attempt }: { attempt: AttemptView }) {
   const colour =
     PALETTE.status[
-      attempt.outcome === 'in-flight' ? 'sent' : attempt.outcome === 'timeout' ? 'failed' : attempt.outcome
+      attempt.outcome === 'in-flight'
+        ? 'sent'
+        : attempt.outcome === 'timeout'
+          ? 'failed'
+          : attempt.outcome === 'kept'
+            ? 'coalesced'
+            : attempt.outcome
     ];
   return (
     <li data-testid="devtools-attempt" data-outcome={attempt.outcome} style={{ color: colour }}>

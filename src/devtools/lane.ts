@@ -19,7 +19,8 @@ export type LaneStatus =
 export interface AttemptView {
   readonly attempt: number;
   readonly status: number | undefined;
-  readonly outcome: 'in-flight' | 'answered' | 'failed' | 'timeout' | 'cancelled';
+  /** `kept`: its run was cancelled while other callers shared the request, which went on for them. */
+  readonly outcome: 'in-flight' | 'answered' | 'failed' | 'timeout' | 'cancelled' | 'kept';
 }
 
 /**
@@ -112,7 +113,7 @@ function change(lane: LaneView, event: StitchEvent, attempts: AttemptView[]): Pa
       settleLast('timeout');
       return {};
     case 'cancel': {
-      if (!event.shared) settleLast('cancelled');
+      settleLast(event.shared ? 'kept' : 'cancelled');
       const open = event.phase === 'in-flight' || event.phase === 'body';
       const socket = !open ? 'none' : event.shared ? 'kept' : 'closed';
       const { reason, phase, dispatched } = event;

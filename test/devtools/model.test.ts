@@ -101,6 +101,27 @@ describe('createDevtoolsModel', () => {
     expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false, false]);
   });
 
+  it('a leader that leaves its request to a joiner: its attempt says kept, not in flight for good', async () => {
+    const { vendor, engine } = await startScenario();
+    const model = createDevtoolsModel(engine);
+    vendor.script('hold');
+    const get = stitch({ name: uniqueKey('shared'), url: vendor.url('/shared') });
+    const leaving = new AbortController();
+    const leader = get(undefined, { engine, signal: leaving.signal });
+    const stayer = get(undefined, { engine });
+    await vendor.arrival(1);
+    leaving.abort(new Error('navigated away'));
+    await rejection(leader);
+    vendor.release(1, { body: { ok: true } });
+    await stayer;
+
+    const [led, stayed] = model.getSnapshot().lanes;
+    expect(led).toMatchObject({ status: 'cancelled', cancel: { socket: 'kept', reason: 'navigated away' } });
+    expect(led?.attempts).toEqual([{ attempt: 1, status: undefined, outcome: 'kept' }]);
+    expect(stayed).toMatchObject({ status: 'coalesced', leader: leader.id, done: true });
+    expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false]);
+  });
+
   it('a cancel between attempts closes no socket: none was open, as the vendor saw', async () => {
     const { vendor, engine } = await startScenario();
     const model = createDevtoolsModel(engine);
