@@ -34,6 +34,8 @@ interface LeaseState extends Lease {
   readonly signals: Map<AbortSignal, () => void>;
   /** A render passed no signal: no reader's abort can end the read, only its abandonment. */
   unsignalled: boolean;
+  /** Its failure was thrown to a render: it goes {@link FAILURE_SHOWN} ms after the first throw. */
+  thrown: boolean;
 }
 
 const registry = new WeakMap<Engine, Map<string, LeaseState>>();
@@ -100,6 +102,7 @@ export function openLease(
     cancelTimer: () => {},
     signals: new Map(),
     unsignalled: false,
+    thrown: false,
   };
   freshWake(lease);
   const tick = () => {
@@ -181,6 +184,27 @@ export function renewLease(engine: Engine, key: string, lease: Lease, signal: Ab
  * than readers of one key have, far fewer than a signal made per render piles up.
  */
 const WOKEN_SIGNALS = 32;
+
+/**
+ * How long (ms) a failure stays thrown to the renders of its key after the first. React renders a
+ * failed component again before it shows the error boundary: at once under `act()`, but in a
+ * browser only after the rest of its render, which may yield for as long as the page takes to
+ * render. That render must throw the failure too: finding no lease, it would send the read again
+ * (and on React 18, again at each failure, without end).
+ */
+export const FAILURE_SHOWN = 1_000;
+
+/**
+ * The failure of a settled lease was thrown to a render: kept for the renders React makes before
+ * it shows the boundary, then forgotten, so a reset of the boundary reads again.
+ */
+export function failureThrown(engine: Engine, key: string, lease: Lease): void {
+  const state = lease as LeaseState;
+  if (state.thrown) return;
+  state.thrown = true;
+  state.cancelTimer();
+  state.cancelTimer = engine.clock.schedule(FAILURE_SHOWN, () => forget(engine, key, state));
+}
 
 /** Forgets a settled lease now: its failure has been shown, or nobody came to see it. */
 export function forget(engine: Engine, key: string, lease: Lease): void {

@@ -3,7 +3,7 @@ import type { CallArgs, InputArg, Stitch, StitchInput } from '../index';
 import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
-import { dropHolder, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
+import { dropHolder, failureThrown, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
 import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
 
@@ -28,7 +28,9 @@ export interface UseSuspenseStitchOptions {
 
 /**
  * Like `useStitch`, for Suspense: returns data, suspends while it loads, throws a failure to the
- * nearest error boundary. The suspended request is one reference, released at once when a
+ * nearest error boundary, sent once: the failure is thrown to the key's renders for a second
+ * (React renders a failed component again before it shows the boundary, after the rest of a slow
+ * render), so a boundary reset within it shows the failure again, and one after it reads again. The suspended request is one reference, released at once when a
  * committed component re-keys or unmounts, or the enclosing `StitchScope` resets or `signal`
  * aborts; a render abandoned before its first commit is released within `abandonAfter`. An
  * invalidation of the key refetches in the background, the invalidated data shown meanwhile.
@@ -111,9 +113,9 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     const reset = spent.scope !== scope && spent.scope?.aborted === true;
     // A success is in the snapshot by now; only a failure is left to report.
     if (!outcome.ok && !reset) {
-      // Kept until React's own synchronous retry of this failed render has seen it too: a retry
-      // that found no lease would send the request again instead of reaching the error boundary.
-      queueMicrotask(() => forget(engine, key, spent));
+      // Kept until React's own retry of this failed render has seen it too: a retry that found no
+      // lease would send the request again instead of reaching the error boundary.
+      failureThrown(engine, key, spent);
       throw outcome.error;
     }
     forget(engine, key, spent);

@@ -5,9 +5,11 @@
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRoot } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { StitchError } from '../../src/index';
 import { StitchScope, useSuspenseStitch } from '../../src/react/index';
+import { FAILURE_SHOWN } from '../../src/react/leases';
 import { Boundary, caught } from './boundary';
 import { actAtOnce, flushMicrotasks, renderStrict, setup } from './harness';
 import { ada, Reader, type UserStitch, userStitch } from './users';
@@ -77,7 +79,7 @@ describe('useSuspenseStitch', () => {
   });
 
   it('a failure goes to the error boundary, once; a retry from the boundary sends a new request', async () => {
-    const { vendor, trace, wrapper, answer } = await setup();
+    const { vendor, trace, wrapper, answer, clock } = await setup();
     const getUser = userStitch(vendor);
     render(<Guarded getUser={getUser} />, { wrapper });
     await vendor.arrival(1);
@@ -88,12 +90,48 @@ describe('useSuspenseStitch', () => {
     // React's own retry of the failed render did not send the request again.
     expect(trace.events.filter((event) => event.type === 'start')).toHaveLength(1);
 
+    // Within a second, a reset shows the failure again (it may be React's own retry); after it,
+    // the boundary's retry reads again.
+    act(() => fireEvent.click(screen.getByText('failed: http')));
+    expect(screen.getByText('failed: http')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+    await act(() => clock.advance(FAILURE_SHOWN));
     act(() => fireEvent.click(screen.getByText('failed: http')));
     expect(screen.getByText('loading')).toBeTruthy();
     await vendor.arrival(2);
     await answer(2, { body: ada });
     expect(screen.getByText('user Ada')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('a failure reaches the boundary sent once when React retries the failed render after a slow one', async () => {
+    const { vendor, wrapper, clock } = await setup();
+    const getUser = userStitch(vendor);
+    // Rendered as a browser renders, without act(): the boundary's slow error page makes React's
+    // concurrent render yield before it renders the failed component again.
+    const acting = (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT;
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+    onTestFinished(() => {
+      (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = acting;
+    });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    onTestFinished(() => root.unmount());
+    const Wrapper = wrapper;
+    root.render(
+      <Wrapper>
+        {/* Its error page renders for longer than React's 5 ms time slice: React yields after it. */}
+        <Boundary slow={20}>
+          <Suspense fallback={<p>loading</p>}>
+            <Profile getUser={getUser} />
+          </Suspense>
+        </Boundary>
+      </Wrapper>,
+    );
+    await vendor.arrival(1);
+    vendor.release(1, { status: 404, body: { error: 'no such user' } });
+    expect(await screen.findByText('failed: http')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+    expect(clock.pending()).toBe(1);
   });
 
   it('an abort of its signal reaches the error boundary with the reason intact, and closes the socket', async () => {
