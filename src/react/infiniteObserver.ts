@@ -145,6 +145,24 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       : () => {};
   let offSignal = () => {};
 
+  /**
+   * Follows `goal`'s signal and scope. A scope's abort (a route change) lets go of this hook's
+   * page fetch in flight without showing it, and keeps the pages: the next scope holds them again.
+   */
+  const attach = ({ signal, scope }: InfiniteTarget<TData, TInput, TParam>) => {
+    offSignal = listen(signal);
+    const offScope = scope
+      ? onAbort(scope, (reason) => {
+          entry?.release(holder, reason);
+          notify();
+        })
+      : () => {};
+    detach = () => {
+      offSignal();
+      offScope();
+    };
+  };
+
   const leave = (reason: unknown) => {
     detach();
     detach = () => {};
@@ -217,25 +235,25 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
         notify();
         return;
       }
-      leave(superseded());
       const { key, signal, scope } = goal;
+      // A new scope on the same read (the old one reset): the pages stay, and the hook holds its
+      // entry's fetch in flight again (or fetches what is owed), as a holder on the new scope.
+      const rescoped =
+        previous !== undefined && previous.key === key && previous.stitch === goal.stitch && !scope?.aborted;
+      if (entry && rescoped) {
+        detach();
+        attach(goal);
+        if (signal?.aborted) abortOwn(signal.reason);
+        else entry.join(holder);
+        notify();
+        return;
+      }
+      leave(superseded());
       // A hook whose signal has aborted holds no page fetch, but follows its key's entry (its
       // fetches for other holders, their end) as a holder like any other.
       if (key !== undefined && !scope?.aborted) {
         entry = joinEntry(engine, key, goal, holder);
-        offSignal = listen(signal);
-        // A scope's abort (a route change) lets go without showing, like a re-key; nothing is in
-        // flight for this hook until the scope's next signal joins it again.
-        const offScope = scope
-          ? onAbort(scope, () => {
-              leave(scope.reason);
-              notify();
-            })
-          : () => {};
-        detach = () => {
-          offSignal();
-          offScope();
-        };
+        attach(goal);
       }
       if (key !== undefined && signal?.aborted) own = { key, error: abortError(goal.stitch, signal.reason) };
       notify();

@@ -754,6 +754,35 @@ describe('scopes', () => {
     expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
   });
 
+  it('a StitchScope reset keeps the pages loaded: only a page in flight is hung up, nothing is fetched again', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const shown: { current: Pages | undefined } = { current: undefined };
+    const page$ = (path: string) => (
+      <StitchScope resetKey={path}>
+        <List list={list} testId="a" shown={shown} />
+      </StitchScope>
+    );
+    const { rerender } = render(page$('/a'), { wrapper });
+    await answer(1, { body: page(0, 2) });
+    await actAtOnce(() => shown.current?.fetchNext());
+    await answer(2, { body: page(2, 4) });
+    const loaded = 'success item 0,item 1,item 2,item 3';
+    expect(screen.getByTestId('a').textContent).toBe(loaded);
+
+    // Nothing in flight: the reset changes nothing on screen and sends nothing.
+    await actAtOnce(() => rerender(page$('/b')));
+    expect(screen.getByTestId('a').textContent).toBe(loaded);
+    // A page in flight: hung up, never shown, and the pages stay.
+    await actAtOnce(() => shown.current?.fetchNext());
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '4' });
+    await actAtOnce(() => rerender(page$('/c')));
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true });
+    expect(shown.current).toMatchObject({ status: 'success', isFetching: false, error: null, hasNext: true });
+    expect(screen.getByTestId('a').textContent).toBe(loaded);
+    expect(vendor.requests()).toBe(3);
+  });
+
   it('after its scope aborts, nothing is fetching until the next scope signal joins the key again', async () => {
     const { vendor, wrapper, answer } = await setupList();
     const list = listStitch(vendor);
