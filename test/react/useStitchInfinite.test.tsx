@@ -733,20 +733,26 @@ describe('sharing a key', () => {
   });
 });
 
+/** A list under a `StitchScope` reset by `route(path)`, first rendered on `/a`. */
+async function routedList() {
+  const harness = await setupList();
+  const list = listStitch(harness.vendor);
+  const shown: { current: Pages | undefined } = { current: undefined };
+  const page$ = (path: string) => (
+    <StitchScope resetKey={path}>
+      <List list={list} testId="a" shown={shown} />
+    </StitchScope>
+  );
+  const { rerender } = render(page$('/a'), { wrapper: harness.wrapper });
+  return { ...harness, shown, route: (path: string) => actAtOnce(() => rerender(page$(path))) };
+}
+
 describe('scopes', () => {
   it('a StitchScope reset hangs up the page in flight, never shows it, and starts over on the new scope', async () => {
-    const { vendor, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
-    const shown: { current: Pages | undefined } = { current: undefined };
-    const page$ = (path: string) => (
-      <StitchScope resetKey={path}>
-        <List list={list} testId="a" shown={shown} />
-      </StitchScope>
-    );
-    const { rerender } = render(page$('/a'), { wrapper });
+    const { vendor, answer, shown, route } = await routedList();
     await vendor.arrival(1);
 
-    await actAtOnce(() => rerender(page$('/b')));
+    await route('/b');
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
     expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
     expect(shown.current).toMatchObject({ status: 'pending', isFetching: true, error: null });
@@ -755,15 +761,7 @@ describe('scopes', () => {
   });
 
   it('a StitchScope reset keeps the pages loaded: only a page in flight is hung up, nothing is fetched again', async () => {
-    const { vendor, wrapper, answer } = await setupList();
-    const list = listStitch(vendor);
-    const shown: { current: Pages | undefined } = { current: undefined };
-    const page$ = (path: string) => (
-      <StitchScope resetKey={path}>
-        <List list={list} testId="a" shown={shown} />
-      </StitchScope>
-    );
-    const { rerender } = render(page$('/a'), { wrapper });
+    const { vendor, answer, shown, route } = await routedList();
     await answer(1, { body: page(0, 2) });
     await actAtOnce(() => shown.current?.fetchNext());
     await answer(2, { body: page(2, 4) });
@@ -771,12 +769,12 @@ describe('scopes', () => {
     expect(screen.getByTestId('a').textContent).toBe(loaded);
 
     // Nothing in flight: the reset changes nothing on screen and sends nothing.
-    await actAtOnce(() => rerender(page$('/b')));
+    await route('/b');
     expect(screen.getByTestId('a').textContent).toBe(loaded);
     // A page in flight: hung up, never shown, and the pages stay.
     await actAtOnce(() => shown.current?.fetchNext());
     expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '4' });
-    await actAtOnce(() => rerender(page$('/c')));
+    await route('/c');
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true });
     expect(shown.current).toMatchObject({ status: 'success', isFetching: false, error: null, hasNext: true });
     expect(screen.getByTestId('a').textContent).toBe(loaded);
