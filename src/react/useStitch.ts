@@ -52,6 +52,8 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
   /**
    * Shown with `isPlaceholder: true` while the key has no data: a value, or a function of the
    * previous key's data (`undefined` if none). Never stored in the cache; `select` applies to it.
+   * A function is called once per key and previous data: one written inline is a new function at
+   * every render, and is not called again for them (pass a value to show what a render computed).
    */
   placeholderData?: PlaceholderData<TData> | undefined;
 }
