@@ -113,8 +113,7 @@ export interface Engine extends StitchEngineLike {
 }
 
 /**
- * An injected `fetch`, bounded by its `init.signal` whether or not it honours it (the platform's
- * does): the abort (a cancel, a timeout) ends the wait at once, and an answer that lands after
+ * A `fetch`, bounded by its `init.signal` whether or not it honours it (the platform's does): the abort (a cancel, a timeout) ends the wait at once, and an answer that lands after
  * it has its body cancelled, freeing its socket.
  */
 function boundedFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
@@ -156,7 +155,9 @@ export function createEngine(options?: EngineOptions): Engine {
   // Breakers, throttles and retry budgets: made by the first stitch whose policy needs them.
   const made = createParts({ clock, shared, store, notify: (build) => inspector.notify(build) });
   const parts: EngineParts = {
-    fetch: checked.fetch ? boundedFetch(checked.fetch) : (input, init) => globalThis.fetch(input, init),
+    // The global fetch is looked up per request (a test's mock installed later applies), and
+    // bounded too: a mock or polyfill that ignores the signal must not outlive a deadline.
+    fetch: boundedFetch(checked.fetch ?? ((input, init) => globalThis.fetch(input, init))),
     clock,
     use: made.use,
     secret,

@@ -5,7 +5,7 @@
  * limit that drains the body anyway, would pass a caller-side test and still hurt production.
  * Time is a manual clock; the test moves it, and waits only on the vendor's and the run's promises.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   type CircuitState,
   type Engine,
@@ -131,24 +131,37 @@ describe('a vendor that stalls', () => {
     expect(clock.pending()).toBe(0);
   });
 
-  it('through an injected fetch that ignores its signal, the deadlines still end the call on time', async () => {
-    // What a fetch wrapper that drops `signal` does: the platform's fetch never hears the abort.
-    const deaf: typeof fetch = (input, init) => {
-      const { signal: _dropped, ...rest } = init ?? {};
-      return fetch(input, rest);
-    };
-    const { vendor, engine, clock } = await startScenario({ engine: { fetch: deaf } });
-    vendor.script({ fault: 'hang' }, { fault: 'hang' });
-    for (const timeout of [{ each: 1_000 }, { total: 1_000 }]) {
-      const slow = stitch({ name: uniqueKey('slow'), url: vendor.url('/slow'), retry: false, timeout });
-      const run = slow({}, { engine });
-      await vendor.arrival(vendor.requests() === 0 ? 1 : 2);
-      await clock.untilPending();
-      await clock.advance(1_000);
-      expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase: Object.keys(timeout)[0] });
-    }
-    expect(vendor.requests()).toBe(2);
-  });
+  it.each(['injected', 'global'])(
+    'through the %s fetch ignoring its signal, the deadlines still end the call on time',
+    async (where) => {
+      // What a fetch wrapper (or a mock, a polyfill) that drops `signal` does: the platform's
+      // fetch never hears the abort.
+      const platform = globalThis.fetch;
+      const deaf: typeof fetch = (input, init) => {
+        const { signal: _dropped, ...rest } = init ?? {};
+        return platform(input, rest);
+      };
+      if (where === 'global') {
+        globalThis.fetch = deaf;
+        onTestFinished(() => {
+          globalThis.fetch = platform;
+        });
+      }
+      const { vendor, engine, clock } = await startScenario(
+        where === 'global' ? {} : { engine: { fetch: deaf } },
+      );
+      vendor.script({ fault: 'hang' }, { fault: 'hang' });
+      for (const timeout of [{ each: 1_000 }, { total: 1_000 }]) {
+        const slow = stitch({ name: uniqueKey('slow'), url: vendor.url('/slow'), retry: false, timeout });
+        const run = slow({}, { engine });
+        await vendor.arrival(vendor.requests() === 0 ? 1 : 2);
+        await clock.untilPending();
+        await clock.advance(1_000);
+        expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase: Object.keys(timeout)[0] });
+      }
+      expect(vendor.requests()).toBe(2);
+    },
+  );
 
   it('a body that drips past timeout.each: progress does not extend the deadline, the socket is hung up', async () => {
     const { vendor, engine, clock } = await startScenario();
