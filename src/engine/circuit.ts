@@ -310,6 +310,9 @@ export function createCircuit(deps: {
   // Lease ids must not collide across processes sharing one store, hence the random prefix.
   const leasePrefix = Math.random().toString(36).slice(2, 10);
   let leases = 0;
+  // How many failures this breaker has recorded per key: a call admitted with none counted finds
+  // out at its end whether others failed meanwhile, when its success must reset them.
+  const failures = new Map<string, number>();
 
   /** Applies `command` where the state lives and reports a change of state. */
   const transact = (
@@ -342,7 +345,8 @@ export function createCircuit(deps: {
 
   /**
    * `clean`: the call was admitted by a closed breaker with no failure counted and no window. Its
-   * success then changes nothing, so it is not written: the happy path costs the admit alone.
+   * success then changes nothing, unless this breaker recorded a failure of the key since, so it
+   * is not written: the happy path costs the admit alone.
    */
   const admission = (
     key: string,
@@ -352,12 +356,15 @@ export function createCircuit(deps: {
     caller: CircuitObserver | undefined,
   ): Admission => {
     let recorded = false;
+    const failedBefore = failures.get(key) ?? 0;
     return {
       probe: leaseId !== undefined,
       record(outcome) {
         if (recorded) return;
         recorded = true;
-        if (leaseId === undefined && (outcome === 'neutral' || (outcome === 'success' && clean))) return;
+        if (outcome === 'failure') failures.set(key, (failures.get(key) ?? 0) + 1);
+        const unchanged = outcome === 'success' && clean && (failures.get(key) ?? 0) === failedBefore;
+        if (leaseId === undefined && (outcome === 'neutral' || unchanged)) return;
         const command: CircuitCommand =
           leaseId === undefined ? { type: 'call', outcome } : { type: 'probe', lease: leaseId, outcome };
         const failed = (error: unknown) => storeFailed(error, caller);

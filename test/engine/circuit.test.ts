@@ -75,6 +75,17 @@ describe('closed', () => {
     expect(t.transitions).toEqual([{ key: t.key, from: 'closed', to: 'open' }]);
   });
 
+  it('a success resets failures counted while it was in flight, though it was admitted with none', async () => {
+    const t = setup();
+    // Admitted with nothing counted: its success would change nothing, unless others fail meanwhile.
+    const slow = await t.admit(consecutive);
+    for (let i = 0; i < 4; i++) await t.call(consecutive, 'failure');
+    await slow.record('success');
+    expect(await t.circuit.state(t.key)).toEqual({ state: 'closed', failures: 0 });
+    await t.call(consecutive, 'failure');
+    expect(await t.circuit.state(t.key)).toEqual({ state: 'closed', failures: 1 });
+  });
+
   it('adds up failures spaced minutes apart (a vendor failing now and then), and forgets them after a quiet day', async () => {
     const t = setup();
     for (let i = 0; i < 4; i++) {
