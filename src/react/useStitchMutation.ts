@@ -1,4 +1,4 @@
-import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useInsertionEffect, useRef, useState } from 'react';
 import {
   checkMutationOptions,
   type InputArg,
@@ -66,7 +66,7 @@ interface InFlight {
  * unmounting alone does not, since a write that may have left should be let finish.
  *
  * `options` is the lifecycle `mutate` runs (`onMutate`, `onSuccess`, `onError`, `onSettled`,
- * `invalidates`; the latest render's callbacks are used). A cancelled mutation (`cancel(reason)`,
+ * `invalidates`; the callbacks of the latest render React committed are used). A cancelled mutation (`cancel(reason)`,
  * a scope reset, a superseding `mutate`) rolls back through `onError` and reaches `onSettled`
  * with the abort error, `cause` intact. A superseding `mutate` waits for the superseded one's
  * rollback before its own `onMutate` (or, cancelled meanwhile, before its own rollback), so their
@@ -92,8 +92,12 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
     intent.current = mintKey();
     if (mounted.current) setKey(intent.current);
   }, []);
+  // The callbacks of the render on screen: taken at each commit, before any effect or handler
+  // can mutate. A render React never commits (a transition still pending) must not replace them.
   const lifecycle = useRef(options);
-  lifecycle.current = options;
+  useInsertionEffect(() => {
+    lifecycle.current = options;
+  });
 
   useEffect(() => {
     mounted.current = true;
@@ -124,7 +128,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       const policy = stitch.definition.idempotency;
       const owned =
         policy !== undefined && policy.keyOf === undefined ? { idempotencyKey: intent.current } : {};
-      // Each step runs the callback of the latest render as of that step, not of the one that
+      // Each step runs the callback of the latest commit as of that step, not of the one that
       // called mutate(): a component re-rendered meanwhile (another filter shown, say) gets its own.
       try {
         const data = await runMutation(stitch, input as InputArg<TInput>, {

@@ -3,10 +3,11 @@
  * (the user cancelled after the write left), re-issuing the same intent reuses the key, so the
  * vendor sees a duplicate, not a second charge; `reset()` or a success starts a new intent.
  */
-import { act, renderHook } from '@testing-library/react';
+import { act, render, renderHook, screen } from '@testing-library/react';
+import { Suspense, startTransition, useLayoutEffect, useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { stitch } from '../../src/index';
-import { useStitchMutation } from '../../src/react/index';
+import { useStitchMutation, useSuspenseStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { type Charge, type ChargeInput, chargeStitch, paymentLedger } from '../helpers/payments';
 import type { Vendor } from '../helpers/vendor';
@@ -192,6 +193,45 @@ describe('the write in flight', () => {
     await expect(failed).rejects.toMatchObject({ kind: 'aborted', cause: reason });
     expect(result.current.status).toBe('error');
   });
+});
+
+it('runs the callbacks of the render on screen, not of one a pending transition has not committed', async () => {
+  const { vendor, wrapper, answer } = await setup();
+  const getList = stitch<{ list: string }, { query: { list: string } }>({
+    name: uniqueKey('list'),
+    url: vendor.url('/list'),
+  });
+  const rename = stitch({ name: uniqueKey('rename'), method: 'POST', url: vendor.url('/rename') });
+  const ran: string[] = [];
+  const shown: { mutate?: () => void } = {};
+  function Editor({ list }: { list: string }) {
+    const { mutate } = useStitchMutation(rename, { onMutate: () => ran.push(`onMutate ${list}`) });
+    const { data } = useSuspenseStitch(getList, { query: { list } });
+    useLayoutEffect(() => {
+      shown.mutate = () => mutate({ body: { title: 'new' } });
+    });
+    return <p>{data.list}</p>;
+  }
+  let open: (list: string) => void = () => {};
+  function App() {
+    const [list, setList] = useState('A');
+    open = setList;
+    return (
+      <Suspense fallback={<p>loading</p>}>
+        <Editor list={list} />
+      </Suspense>
+    );
+  }
+  render(<App />, { wrapper });
+  await vendor.arrival(1);
+  await answer(1, { body: { list: 'A' } });
+  // List B is opened in a transition; its data is held, so React keeps list A on screen.
+  await actAtOnce(() => startTransition(() => open('B')));
+  await vendor.arrival(2);
+  expect(screen.getByText('A')).toBeTruthy();
+  // The user renames list A, which is what they see.
+  await actAtOnce(() => shown.mutate?.());
+  expect(ran).toEqual(['onMutate A']);
 });
 
 it('refuses wrong options as it is given them: a config error naming the field, before any write', async () => {
