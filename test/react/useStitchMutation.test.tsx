@@ -6,7 +6,7 @@
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { Suspense, startTransition, useLayoutEffect, useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { stitch } from '../../src/index';
+import { type Stitch, type StitchInput, stitch } from '../../src/index';
 import { useStitchMutation, useSuspenseStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { type Charge, type ChargeInput, chargeStitch, paymentLedger } from '../helpers/payments';
@@ -195,43 +195,54 @@ describe('the write in flight', () => {
   });
 });
 
+/** What the list editor below is given: its stitches, and where it says what ran and what is shown. */
+interface EditorProps {
+  getList: Stitch<{ list: string }, { query: { list: string } }>;
+  rename: Stitch<unknown, StitchInput>;
+  ran: string[];
+  /** The rename of the list on screen, as a click on it runs it. */
+  shown: { rename?: () => void; open?: (list: string) => void };
+}
+
+/** A list with a rename whose `onMutate` says which list it was rendered for. */
+function ListEditor({ list, getList, rename, ran, shown }: EditorProps & { list: string }) {
+  const { mutate } = useStitchMutation(rename, { onMutate: () => ran.push(`onMutate ${list}`) });
+  const { data } = useSuspenseStitch(getList, { query: { list } });
+  useLayoutEffect(() => {
+    shown.rename = () => mutate({ body: { title: 'new' } });
+  });
+  return <p>{data.list}</p>;
+}
+
+/** The editor of list A, which `shown.open` moves to another list. */
+function ListApp(props: EditorProps) {
+  const [list, setList] = useState('A');
+  props.shown.open = setList;
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <ListEditor list={list} {...props} />
+    </Suspense>
+  );
+}
+
 it('runs the callbacks of the render on screen, not of one a pending transition has not committed', async () => {
   const { vendor, wrapper, answer } = await setup();
-  const getList = stitch<{ list: string }, { query: { list: string } }>({
-    name: uniqueKey('list'),
-    url: vendor.url('/list'),
-  });
-  const rename = stitch({ name: uniqueKey('rename'), method: 'POST', url: vendor.url('/rename') });
-  const ran: string[] = [];
-  const shown: { mutate?: () => void } = {};
-  function Editor({ list }: { list: string }) {
-    const { mutate } = useStitchMutation(rename, { onMutate: () => ran.push(`onMutate ${list}`) });
-    const { data } = useSuspenseStitch(getList, { query: { list } });
-    useLayoutEffect(() => {
-      shown.mutate = () => mutate({ body: { title: 'new' } });
-    });
-    return <p>{data.list}</p>;
-  }
-  let open: (list: string) => void = () => {};
-  function App() {
-    const [list, setList] = useState('A');
-    open = setList;
-    return (
-      <Suspense fallback={<p>loading</p>}>
-        <Editor list={list} />
-      </Suspense>
-    );
-  }
-  render(<App />, { wrapper });
+  const props: EditorProps = {
+    getList: stitch({ name: uniqueKey('list'), url: vendor.url('/list') }),
+    rename: stitch({ name: uniqueKey('rename'), method: 'POST', url: vendor.url('/rename') }),
+    ran: [],
+    shown: {},
+  };
+  render(<ListApp {...props} />, { wrapper });
   await vendor.arrival(1);
   await answer(1, { body: { list: 'A' } });
   // List B is opened in a transition; its data is held, so React keeps list A on screen.
-  await actAtOnce(() => startTransition(() => open('B')));
+  await actAtOnce(() => startTransition(() => props.shown.open?.('B')));
   await vendor.arrival(2);
   expect(screen.getByText('A')).toBeTruthy();
   // The user renames list A, which is what they see.
-  await actAtOnce(() => shown.mutate?.());
-  expect(ran).toEqual(['onMutate A']);
+  await actAtOnce(() => props.shown.rename?.());
+  expect(props.ran).toEqual(['onMutate A']);
 });
 
 it('refuses wrong options as it is given them: a config error naming the field, before any write', async () => {
