@@ -7,7 +7,10 @@ import { placeholders, type StitchInput } from './request';
  * share an entry and a key (in a dehydrated page, say) does not reveal a token.
  */
 
-/** Two 32-bit FNV-1a style hashes side by side: sync and fast; the engine's salt keeps it unguessable. */
+/**
+ * Two 32-bit FNV-1a style hashes side by side: sync and fast, not cryptographic (the keys here
+ * salt what they hash with the engine's salt, so it stays unguessable).
+ */
 export function hash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x2f8a1d37;

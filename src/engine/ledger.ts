@@ -15,6 +15,7 @@ import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
 import { hash, isPlainData } from './keys';
+import { addHeaders } from './outgoing';
 import type { Part } from './parts';
 import type { Claim, IdempotencyRecord, SharedState } from './shared';
 import { type LocalStore, lateOf, type Store } from './store';
@@ -200,14 +201,22 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
 
 /**
  * Whose call it is, as a record's key says: a digest of the credentials it carries (its secret
- * headers and query values), so a record answers only calls of the principal that made it, as a
- * vendor scopes its keys by account. The same in every process sharing the store; SHA-256 where
- * the platform has it (a key in Redis must not reveal a password). Empty for a call without any.
+ * headers, those the engine's `headers` hook adds included, and its secret query values), so a
+ * record answers only calls of the principal that made it, as a vendor scopes its keys by
+ * account. The same in every process sharing the store: SHA-256 where the platform has it (a key
+ * in Redis must not reveal a password), else a 64-bit hash. Empty for a call without any.
  */
 async function principalOf(context: ExecutionContext<unknown>): Promise<string> {
-  const { request, parts } = context;
+  const { request, parts, definition } = context;
+  const headers = new Headers(request.headers);
+  // The first attempt's, as the hook will make them (it is asked once more for this).
+  if (parts.headers) {
+    const { run, url } = context;
+    const outgoing = { run, stitch: definition.name, attempt: 1, method: request.method, url };
+    addHeaders(parts.headers, outgoing, headers);
+  }
   const credentials: string[] = [];
-  request.headers.forEach((value, name) => {
+  headers.forEach((value, name) => {
     if (parts.secret.has(name)) credentials.push(`${name}: ${value}`);
   });
   credentials.push(...request.secrets);

@@ -80,6 +80,25 @@ describe('a key that succeeded', () => {
     expect(vendor.requests()).toBe(2);
   });
 
+  it('is scoped by the credentials the engine’s headers hook adds too (a token per user)', async () => {
+    const store = createMemoryStore();
+    let user = 'Bearer alice-token';
+    const headers = () => ({ authorization: user });
+    const { vendor, clock } = await setup(store);
+    const hooked = createEngine({ store, clock, headers });
+    const charge = chargeStitch(vendor);
+    await charge(order, { engine: hooked, ...owned });
+    user = 'Bearer bob-token';
+    const bob = charge(order, { engine: hooked, ...owned });
+    expect((await bob.report()).source).toBe('live');
+    user = 'Bearer alice-token';
+    expect((await charge(order, { engine: hooked, ...owned }).report()).source).toBe('recorded');
+    expect(vendor.ledger.map((entry) => entry.headers.authorization)).toEqual([
+      'Bearer alice-token',
+      'Bearer bob-token',
+    ]);
+  });
+
   it('is not answered for another stitch using the same key', async () => {
     const { vendor, engine } = await setup();
     await chargeStitch(vendor)(order, { engine, ...owned });
