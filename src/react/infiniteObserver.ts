@@ -244,7 +244,10 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
         detach();
         attach(goal);
         if (signal?.aborted) abortOwn(signal.reason);
-        else entry.join(holder);
+        else {
+          own = undefined;
+          entry.join(holder);
+        }
         notify();
         return;
       }

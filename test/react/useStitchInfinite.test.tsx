@@ -676,10 +676,11 @@ interface ListProps {
   list: ReturnType<typeof listStitch>;
   testId: string;
   shown?: { current: Pages | undefined };
+  signal?: AbortSignal | undefined;
 }
 /** Shows list 'a' as `status items`; `shown` receives its last result. */
-function List({ list, testId, shown }: ListProps) {
-  const pages = useStitchInfinite(list, { query: { list: 'a' } }, byCursor);
+function List({ list, testId, shown, signal }: ListProps) {
+  const pages = useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, signal });
   if (shown) shown.current = pages;
   const items = pages.data?.pages.flatMap((p) => p.items) ?? [];
   return <p data-testid={testId}>{`${pages.status} ${items.join(',')}`}</p>;
@@ -733,18 +734,22 @@ describe('sharing a key', () => {
   });
 });
 
-/** A list under a `StitchScope` reset by `route(path)`, first rendered on `/a`. */
-async function routedList() {
+/**
+ * A list under a `StitchScope` reset by `route(path, signal?)`, first rendered on `/a` with
+ * `signal`: the hook's own signal on each route.
+ */
+async function routedList(signal?: AbortSignal) {
   const harness = await setupList();
   const list = listStitch(harness.vendor);
   const shown: { current: Pages | undefined } = { current: undefined };
-  const page$ = (path: string) => (
+  const page$ = (path: string, given?: AbortSignal) => (
     <StitchScope resetKey={path}>
-      <List list={list} testId="a" shown={shown} />
+      <List list={list} testId="a" shown={shown} signal={given} />
     </StitchScope>
   );
-  const { rerender } = render(page$('/a'), { wrapper: harness.wrapper });
-  return { ...harness, shown, route: (path: string) => actAtOnce(() => rerender(page$(path))) };
+  const { rerender } = render(page$('/a', signal), { wrapper: harness.wrapper });
+  const route = (path: string, given?: AbortSignal) => actAtOnce(() => rerender(page$(path, given)));
+  return { ...harness, shown, route };
 }
 
 describe('scopes', () => {
@@ -779,6 +784,22 @@ describe('scopes', () => {
     expect(shown.current).toMatchObject({ status: 'success', isFetching: false, error: null, hasNext: true });
     expect(screen.getByTestId('a').textContent).toBe(loaded);
     expect(vendor.requests()).toBe(3);
+  });
+
+  it('a route change with a new live signal clears the abort of the old one, keeping the pages', async () => {
+    const first = new AbortController();
+    const { vendor, answer, shown, route } = await routedList(first.signal);
+    await answer(1, { body: page(0, 2) });
+    await actAtOnce(() => shown.current?.fetchNext());
+    await vendor.arrival(2);
+    const reason = new Error('the route was left');
+    await actAtOnce(() => first.abort(reason));
+    expect(shown.current).toMatchObject({ status: 'error', error: { kind: 'aborted', cause: reason } });
+
+    await route('/b', new AbortController().signal);
+    expect(shown.current).toMatchObject({ status: 'success', error: null, isFetching: false });
+    expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1');
+    expect(vendor.requests()).toBe(2);
   });
 
   it('after its scope aborts, nothing is fetching until the next scope signal joins the key again', async () => {
