@@ -344,26 +344,26 @@ export function createCircuit(deps: {
   };
 
   /**
-   * `clean`: the call was admitted by a closed breaker with no failure counted and no window. Its
-   * success then changes nothing, unless this breaker recorded a failure of the key since, so it
-   * is not written: the happy path costs the admit alone.
+   * `cleanSince`: for a call a closed breaker admitted with no failure counted and no window, how
+   * many failures of the key this breaker had recorded when the call asked. Its success then
+   * changes nothing unless that count moved, so it is not written: the happy path costs the
+   * admit alone. `undefined` for any other call.
    */
   const admission = (
     key: string,
     policy: CircuitPolicy,
     leaseId: string | undefined,
-    clean: boolean,
+    cleanSince: number | undefined,
     caller: CircuitObserver | undefined,
   ): Admission => {
     let recorded = false;
-    const failedBefore = failures.get(key) ?? 0;
     return {
       probe: leaseId !== undefined,
       record(outcome) {
         if (recorded) return;
         recorded = true;
         if (outcome === 'failure') failures.set(key, (failures.get(key) ?? 0) + 1);
-        const unchanged = outcome === 'success' && clean && (failures.get(key) ?? 0) === failedBefore;
+        const unchanged = outcome === 'success' && cleanSince === (failures.get(key) ?? 0);
         if (leaseId === undefined && (outcome === 'neutral' || unchanged)) return;
         const command: CircuitCommand =
           leaseId === undefined ? { type: 'call', outcome } : { type: 'probe', lease: leaseId, outcome };
@@ -378,21 +378,25 @@ export function createCircuit(deps: {
     };
   };
 
-  /** What the admit's stored state means for the caller holding `leaseId`. */
+  /**
+   * What the admit's stored state means for the caller holding `leaseId`, who asked when this
+   * breaker had recorded `failed` failures of the key.
+   */
   const verdict = (
     key: string,
     policy: CircuitPolicy,
     leaseId: string,
     caller: CircuitObserver | undefined,
+    failed: number,
     { to: s, now }: CircuitChange,
   ): AdmitResult => {
     if (s.state === 'closed') {
-      const clean = s.failures === 0 && !policy.window;
-      return { admitted: true, admission: admission(key, policy, undefined, clean, caller) };
+      const cleanSince = s.failures === 0 && !policy.window ? failed : undefined;
+      return { admitted: true, admission: admission(key, policy, undefined, cleanSince, caller) };
     }
     if (s.state === 'open') return { admitted: false, retryAfter: Math.max(0, s.until - now), state: 'open' };
     if (s.lease?.id === leaseId)
-      return { admitted: true, admission: admission(key, policy, leaseId, false, caller) };
+      return { admitted: true, admission: admission(key, policy, leaseId, undefined, caller) };
     // Another caller holds the lease: worth retrying once it could have expired.
     const retryAfter = Math.max(0, (s.lease?.expires ?? now) - now);
     return { admitted: false, retryAfter, state: 'half-open' };
@@ -406,19 +410,22 @@ export function createCircuit(deps: {
         storeFailed(error, caller);
         return { admitted: true, admission: UNCOUNTED };
       };
+      // Counted before the store answers: a failure recorded while the answer travels (a Redis
+      // round trip) came after what the store saw.
+      const failed = failures.get(key) ?? 0;
       try {
         const change = transact(key, { type: 'admit', lease: leaseId }, policy, caller);
-        if (!isPending(change)) return verdict(key, policy, leaseId, caller, change);
+        if (!isPending(change)) return verdict(key, policy, leaseId, caller, failed, change);
         // Released by its id, whether this admit turns out to take the lease or not.
         const leave = signal
           ? onAbortShared(signal, () => {
-              admission(key, policy, leaseId, false, caller).record('neutral');
+              admission(key, policy, leaseId, undefined, caller).record('neutral');
             })
           : () => {};
         return change.then(
           (done) => {
             leave();
-            return verdict(key, policy, leaseId, caller, done);
+            return verdict(key, policy, leaseId, caller, failed, done);
           },
           (error: unknown) => {
             leave();
@@ -426,7 +433,7 @@ export function createCircuit(deps: {
             // the store write under it) and take the probe lease, for a call that went ahead
             // uncounted: released by its id once it has (a lease it did not take is left alone).
             lateOf(error)
-              ?.then(() => admission(key, policy, leaseId, false, undefined).record('neutral'))
+              ?.then(() => admission(key, policy, leaseId, undefined, undefined).record('neutral'))
               .catch(() => {});
             return failOpen(error);
           },

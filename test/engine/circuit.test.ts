@@ -86,6 +86,33 @@ describe('closed', () => {
     expect(await t.circuit.state(t.key)).toEqual({ state: 'closed', failures: 1 });
   });
 
+  it('a success resets failures counted while its admit’s answer travelled back (a store across the network)', async () => {
+    // The store answers each read as it stands; the answer to the next one is held until released.
+    let hold: Promise<void> | undefined;
+    const t = setup((memory) => ({
+      ...memory,
+      get: async <T>(key: string) => {
+        const read = await memory.get<T>(key);
+        const held = hold;
+        hold = undefined;
+        await held;
+        return read;
+      },
+    }));
+    let release = () => {};
+    hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    // The store admits A with nothing counted; its answer is still on the way.
+    const admitting = t.circuit.admit(t.key, consecutive);
+    for (let i = 0; i < 4; i++) await t.call(consecutive, 'failure');
+    release();
+    const slow = await admitting;
+    if (!slow.admitted) throw new Error('refused');
+    await slow.admission.record('success');
+    expect(await t.circuit.state(t.key)).toEqual({ state: 'closed', failures: 0 });
+  });
+
   it('adds up failures spaced minutes apart (a vendor failing now and then), and forgets them after a quiet day', async () => {
     const t = setup();
     for (let i = 0; i < 4; i++) {
