@@ -113,8 +113,9 @@ export interface Engine extends StitchEngineLike {
 }
 
 /**
- * A `fetch`, bounded by its `init.signal` whether or not it honours it (the platform's does): the abort (a cancel, a timeout) ends the wait at once, and an answer that lands after
- * it has its body cancelled, freeing its socket.
+ * A `fetch`, bounded by its `init.signal` whether or not it honours it (the platform's does): the
+ * abort (a cancel, a timeout) ends the wait at once, and an answer that lands after it has its
+ * body cancelled, freeing its socket.
  */
 function boundedFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
   return (input, init) => {

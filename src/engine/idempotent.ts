@@ -24,6 +24,10 @@ export function idempotency(
 export function idempotency<TInput>(
   options: Exclude<IdempotencyOptions<TInput>, boolean>,
 ): IdempotencyValue<TInput>;
+/** Idempotency keys as a value, from options typed as either form (`true`, or `{ keyOf, … }`). */
+export function idempotency<TInput>(
+  options?: Exclude<IdempotencyOptions<TInput>, false>,
+): IdempotencyValue<TInput>;
 export function idempotency<TInput>(
   options: Exclude<IdempotencyOptions<TInput>, false> = true,
 ): IdempotencyValue<TInput> {

@@ -66,11 +66,11 @@ interface InFlight {
  * unmounting alone does not, since a write that may have left should be let finish.
  *
  * `options` is the lifecycle `mutate` runs (`onMutate`, `onSuccess`, `onError`, `onSettled`,
- * `invalidates`; the callbacks of the latest render React committed are used). A cancelled mutation (`cancel(reason)`,
- * a scope reset, a superseding `mutate`) rolls back through `onError` and reaches `onSettled`
- * with the abort error, `cause` intact. A superseding `mutate` waits for the superseded one's
- * rollback before its own `onMutate` (or, cancelled meanwhile, before its own rollback), so their
- * optimistic updates never interleave.
+ * `invalidates`; the callbacks of the latest render React committed are used). A cancelled
+ * mutation (`cancel(reason)`, a scope reset, a superseding `mutate`) rolls back through
+ * `onError` and reaches `onSettled` with the abort error, `cause` intact. A superseding `mutate`
+ * waits for the superseded one's rollback before its own `onMutate` (or, cancelled meanwhile,
+ * before its own rollback), so their optimistic updates never interleave.
  */
 export function useStitchMutation<TData, TInput extends StitchInput, TContext = unknown>(
   stitch: Stitch<TData, TInput>,

@@ -30,10 +30,11 @@ export interface UseSuspenseStitchOptions {
  * Like `useStitch`, for Suspense: returns data, suspends while it loads, throws a failure to the
  * nearest error boundary, sent once: the failure is thrown to the key's renders for a second
  * (React renders a failed component again before it shows the boundary, after the rest of a slow
- * render), so a boundary reset within it shows the failure again, and one after it reads again. The suspended request is one reference, released at once when a
- * committed component re-keys or unmounts, or the enclosing `StitchScope` resets or `signal`
- * aborts; a render abandoned before its first commit is released within `abandonAfter`. An
- * invalidation of the key refetches in the background, the invalidated data shown meanwhile.
+ * render), so a boundary reset within it shows the failure again, and one after it reads again.
+ * The suspended request is one reference, released at once when a committed component re-keys
+ * or unmounts, or the enclosing `StitchScope` resets or `signal` aborts; a render abandoned
+ * before its first commit is released within `abandonAfter`. An invalidation of the key
+ * refetches in the background, the invalidated data shown meanwhile.
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import {
   type CacheOptions,
   createEngine,
+  type IdempotencyOptions,
+  type IdempotencyValue,
   type InputFor,
   idempotency,
   isAbortError,
@@ -133,6 +135,15 @@ describe('inputs typed from the URL template and the input schema', () => {
     engine.getData(getUser, undefined);
     // @ts-expect-error getUser needs its path param: no read has this key
     engine.setData(getUser, undefined, { id: 7, name: 'Ada' });
+  });
+
+  it('takes idempotency options typed as either form', () => {
+    type Order = { body: { orderId: string } };
+    const byOrder = (input: Order) => input.body.orderId;
+    const flag = Math.random() > 0.5;
+    expectTypeOf(idempotency(flag ? { keyOf: byOrder } : true)).toEqualTypeOf<IdempotencyValue<Order>>();
+    const options: Exclude<IdempotencyOptions<Order>, false> = { keyOf: byOrder };
+    expectTypeOf(idempotency(options)).toEqualTypeOf<IdempotencyValue<Order>>();
   });
 
   it('types the input from an input schema', () => {
