@@ -110,8 +110,10 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const outcome = lease?.settled;
   if (lease && outcome) {
     const spent = lease;
-    // A scope reset is not this read's failure: like `useStitch`, it restarts on the new scope.
-    const reset = spent.scope !== scope && spent.scope?.aborted === true;
+    // A failure under another scope is not this read's: like `useStitch`, it restarts on the new
+    // scope. That is a reset (a new `resetKey`), even in the render that makes it, before the old
+    // scope is aborted at its commit: a boundary reset in that same render reads again.
+    const reset = spent.scope !== scope;
     // A success is in the snapshot by now; only a failure is left to report.
     if (!outcome.ok && !reset) {
       // Kept until React's own retry of this failed render has seen it too: a retry that found no

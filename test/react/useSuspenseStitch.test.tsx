@@ -46,15 +46,23 @@ function TimedProfile({ getUser }: { getUser: UserStitch }) {
   return <p>{`user ${data.name}`}</p>;
 }
 
-/** The profile under a scope keyed by `path`, inside a boundary and a Suspense fallback. */
-function Routed({ getUser, path }: { getUser: UserStitch; path: string }) {
-  return (
+/**
+ * The profile under a scope keyed by `path`, inside a boundary and a Suspense fallback; `page`:
+ * the boundary is the route's own (inside the scope, keyed by the path too, as a router's is).
+ */
+function Routed({ getUser, path, page }: { getUser: UserStitch; path: string; page?: boolean }) {
+  const profile = (
+    <Suspense fallback={<p>loading</p>}>
+      <Profile getUser={getUser} />
+    </Suspense>
+  );
+  return page ? (
+    <StitchScope resetKey={path}>
+      <Boundary key={path}>{profile}</Boundary>
+    </StitchScope>
+  ) : (
     <Boundary>
-      <StitchScope resetKey={path}>
-        <Suspense fallback={<p>loading</p>}>
-          <Profile getUser={getUser} />
-        </Suspense>
-      </StitchScope>
+      <StitchScope resetKey={path}>{profile}</StitchScope>
     </Boundary>
   );
 }
@@ -256,6 +264,22 @@ describe('useSuspenseStitch', () => {
     await answer(2, { body: ada });
     expect(screen.getByText('user Ada')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('a route change right after a failure reads again on the new scope, with the route’s new boundary', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Routed getUser={getUser} path="/a" page />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { status: 500, body: 'down' });
+    expect(screen.getByText('failed: http')).toBeTruthy();
+
+    // Within the failure's second: the new route's scope and boundary come in one render.
+    await actAtOnce(() => rerender(<Routed getUser={getUser} path="/b" page />));
+    expect(screen.getByText('loading')).toBeTruthy();
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
   });
 
   it('an invalidation refetches in the background, without suspending; one request under StrictMode', async () => {
