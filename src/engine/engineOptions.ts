@@ -56,8 +56,8 @@ export interface EngineOptions {
   /**
    * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
    * A hook that throws adds nothing and never fails the request. For a call under a key its caller
-   * owns, it is also asked once before the first attempt: the secret headers it adds (a user's
-   * token) scope the key's record to that user. @default none
+   * owns, it is also asked once before the first attempt (`preview: true`): the secret headers it
+   * adds (a user's token) scope the key's record to that user. @default none
    */
   headers?: HeadersHook | undefined;
 }

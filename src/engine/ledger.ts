@@ -209,10 +209,10 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
 async function principalOf(context: ExecutionContext<unknown>): Promise<string> {
   const { request, parts, definition } = context;
   const headers = new Headers(request.headers);
-  // The first attempt's, as the hook will make them (it is asked once more for this).
+  // The first attempt's, as the hook will make them (it is asked once more for this, as a preview).
   if (parts.headers) {
     const { run, url } = context;
-    const outgoing = { run, stitch: definition.name, attempt: 1, method: request.method, url };
+    const outgoing = { run, stitch: definition.name, attempt: 1, method: request.method, url, preview: true };
     addHeaders(parts.headers, outgoing, headers);
   }
   const credentials: string[] = [];

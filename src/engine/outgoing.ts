@@ -19,6 +19,11 @@ export interface OutgoingRequest {
   readonly method: string;
   /** The URL, secrets redacted as in events. */
   readonly url: string;
+  /**
+   * `true` when asked before any attempt, for the credentials the call will carry (the scope of
+   * its idempotency record): return the same headers, but start nothing (a span, say).
+   */
+  readonly preview: boolean;
 }
 
 /** Returns headers to add to one attempt (`undefined`: none). */

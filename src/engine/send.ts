@@ -50,6 +50,7 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
       attempt,
       method: request.method,
       url: context.url,
+      preview: false,
     };
     addHeaders(hook, outgoing, headers);
   }

@@ -94,7 +94,7 @@ export function createOtelSink(options: OtelSinkOptions = {}): OtelSink {
     return context.active();
   };
 
-  const startAttempt = (execution: string, request: Omit<OutgoingRequest, 'run' | 'stitch'>) => {
+  const startAttempt = (execution: string, request: Omit<OutgoingRequest, 'run' | 'stitch' | 'preview'>) => {
     const open = attempts.get(execution);
     if (open?.attempt === request.attempt) return open;
     const attributes: Attributes = {
@@ -218,6 +218,8 @@ export function createOtelSink(options: OtelSinkOptions = {}): OtelSink {
   };
 
   const headers: HeadersHook = (request) => {
+    // No span for a preview: no attempt is sent for it (a call answered from its record, say).
+    if (request.preview) return undefined;
     const { span } = startAttempt(request.run, request);
     const carrier: Record<string, string> = {};
     propagation.inject(trace.setSpan(parentOf(request.run), span), carrier);

@@ -27,8 +27,8 @@ describe("createEngine's headers option", () => {
     expect(vendor.ledger.map((entry) => entry.headers['x-attempt'])).toEqual(['1', '2']);
     const url = `${vendor.origin}/thing?token=%5Bredacted%5D`;
     expect(seen).toEqual([
-      { run: run.id, stitch: name, attempt: 1, method: 'GET', url },
-      { run: run.id, stitch: name, attempt: 2, method: 'GET', url },
+      { run: run.id, stitch: name, attempt: 1, method: 'GET', url, preview: false },
+      { run: run.id, stitch: name, attempt: 2, method: 'GET', url, preview: false },
     ]);
     const requests = events.filter((event) => event.type === 'request');
     expect(requests.map((event) => event.headers['x-attempt'])).toEqual(['1', '2']);

@@ -187,6 +187,22 @@ describe('createOtelSink', () => {
     });
     expect(ofRun(joiner.id).attributes['stitch.coalesced_with']).toBe(leader.id);
   });
+
+  it('a keyed write answered from its record: no attempt span, as no request left', async () => {
+    const { vendor, engine } = await tracedScenario();
+    const name = uniqueKey('charge');
+    const charge = stitch({ name, method: 'POST', url: vendor.url('/charges'), idempotency: true });
+    const owned = { engine, idempotencyKey: 'order-42' };
+    await charge({ body: { amount: 5 } }, owned);
+    const again = charge({ body: { amount: 5 } }, owned);
+    await again;
+    expect((await again.report()).source).toBe('recorded');
+
+    const attempts = spans().filter((span) => span.kind === SpanKind.CLIENT);
+    expect(attempts).toHaveLength(1);
+    expect(sentHeader(vendor.ledger[0])).toBe(traceparentOf(attempts[0] as ReadableSpan));
+    expect(vendor.requests()).toBe(1);
+  });
 });
 
 it('refuses a tracer that is not one, or options that are none, naming the field', () => {
