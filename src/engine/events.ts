@@ -201,8 +201,9 @@ export function scrub(text: string, values: readonly string[]): string {
 /**
  * `cause` with every string in it scrubbed of the attempt's secrets: a parser's or validator's
  * message quoting the body, an issue list, a nested `cause`, any own field of an error (`input`,
- * `errors`, `code`), a `fetch` error quoting the URL. What holds no secret is kept as it is (the
- * same object); an error that does becomes an error of the same name and fields that do not.
+ * `errors`, `code`), a `fetch` error quoting the URL, an instance of any class. What holds no
+ * secret is kept as it is (the same object); an error that does becomes an error of the same name
+ * and fields that do not, and any other object a plain one of the same fields.
  */
 export function scrubCause(cause: unknown, scrubbed: (text: string) => string, depth = 0): unknown {
   if (typeof cause === 'string') return scrubbed(cause);
@@ -212,9 +213,9 @@ export function scrubCause(cause: unknown, scrubbed: (text: string) => string, d
     const items = cause.map(deeper);
     return items.every((item, index) => item === cause[index]) ? cause : items;
   }
+  // Bytes hold no field to scrub, and walking each index of a large body would cost its size.
+  if (ArrayBuffer.isView(cause) || cause instanceof ArrayBuffer) return cause;
   const isError = cause instanceof Error;
-  const prototype = Object.getPrototypeOf(cause);
-  if (!isError && prototype !== Object.prototype && prototype !== null) return cause;
   // Every own field (an error's `errors`, `input` or `url` too), but not the stack: it is rebuilt.
   const names = Object.getOwnPropertyNames(cause).filter((name) => name !== 'stack');
   const fields = names.map((name) => [name, deeper((cause as Record<string, unknown>)[name])] as const);

@@ -41,6 +41,11 @@ async function shown(run: StitchRun<unknown>, traced: StitchEvent[]) {
   ].join('\n');
 }
 
+/** What a validator may throw that is not an Error: an instance of its own class. */
+class Rejection {
+  constructor(readonly said: string) {}
+}
+
 describe('credential query names', () => {
   it('are all secret by default', () => {
     expect([...SECRET_QUERY].sort()).toEqual(CREDENTIAL_NAMES.map((name) => name.toLowerCase()).sort());
@@ -163,6 +168,16 @@ describe('a credential the vendor echoes back', () => {
           },
         },
       },
+      // A thrown instance of a class of its own (not an Error), quoting what it saw.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw new Rejection(`saw ${JSON.stringify(data)}`);
+          },
+        },
+      },
       // Issues whose path items carry the input, nested deep.
       {
         '~standard': {
@@ -211,6 +226,16 @@ describe('a credential the vendor echoes back', () => {
     });
     const quoting = (data: unknown) => `saw ${JSON.stringify(data)}`;
     const inputs = [
+      // A thrown instance of a class of its own (not an Error), quoting what it saw.
+      {
+        '~standard': {
+          version: 1 as const,
+          vendor: 'hand',
+          validate: (data: unknown) => {
+            throw new Rejection(quoting(data));
+          },
+        },
+      },
       // zod, with an issue message quoting the header it refuses.
       z.object({
         headers: z.object({
