@@ -122,6 +122,8 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
         context.emit({ type: 'store', operation: 'idempotency', key, error: reasonMessage(error) });
       const stopped = (): ExecutionResult<TData> =>
         left(context) ? { type: 'aborted' } : expiredTotal(context, 0);
+      // A caller gone while the digest was made claims nothing.
+      if (total.signal.aborted) return stopped();
       const waitOnce = async (wait: number) => {
         if (wait === FIRST_PAUSE) context.emit({ type: 'idempotency', key, status: 'waiting' });
         await pause(parts.clock, recordKey, wait, total.signal);
@@ -208,9 +210,10 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
  */
 async function principalOf(context: ExecutionContext<unknown>): Promise<string> {
   const { request, parts, definition } = context;
-  const headers = new Headers(request.headers);
+  let headers = request.headers;
   // The first attempt's, as the hook will make them (it is asked once more for this, as a preview).
   if (parts.headers) {
+    headers = new Headers(headers);
     const { run, url } = context;
     const outgoing = { run, stitch: definition.name, attempt: 1, method: request.method, url, preview: true };
     addHeaders(parts.headers, outgoing, headers);

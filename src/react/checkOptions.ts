@@ -5,14 +5,16 @@ type Rule = readonly [valid: (value: unknown) => boolean, problem: string];
 /** The rules of a hook's options, by name. */
 type Rules = Record<string, Rule>;
 
-const absent = (value: unknown) => value === undefined;
 const orAbsent =
   (valid: (value: unknown) => boolean) =>
   (value: unknown): boolean =>
     value === undefined || valid(value);
 const isFunction = (value: unknown) => typeof value === 'function';
 const isMs = (value: unknown) => typeof value === 'number' && value >= 0;
-/** Whether `value` has each of `names` as a method. */
+/**
+ * Whether `value` has each of `names` as a method (the engine's own check is not public, and
+ * `stitch-fetch/react` imports only what an adapter could).
+ */
 const methods = (value: unknown, ...names: string[]) =>
   typeof value === 'object' &&
   value !== null &&
@@ -58,10 +60,9 @@ export const USE_STITCH_INFINITE = {
     'must name a query field, or be a function of the input and the page param',
   ],
   maxPages: [
-    (value) =>
-      absent(value) ||
-      value === Number.POSITIVE_INFINITY ||
-      (Number.isInteger(value) && (value as number) >= 1),
+    orAbsent(
+      (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+    ),
     'must be a whole number of pages ≥ 1',
   ],
 } satisfies Rules;

@@ -8,6 +8,16 @@ import { createEngine, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, snapshotWhere, startScenario, until } from '../helpers/runs';
 
+/** A devtools model of a fresh engine, and a read of `/shared`, whose requests the vendor holds. */
+async function sharedHeld(retry?: number) {
+  const scenario = await startScenario();
+  const model = createDevtoolsModel(scenario.engine);
+  scenario.vendor.script('hold');
+  const url = scenario.vendor.url('/shared');
+  const get = stitch({ name: uniqueKey('shared'), url, ...(retry !== undefined && { retry }) });
+  return { ...scenario, model, get };
+}
+
 describe('createDevtoolsModel', () => {
   it('a search with cancellations: one lane per keystroke, each cut one cancelled with its reason and a closed socket, as the vendor saw', async () => {
     const { vendor, engine } = await startScenario();
@@ -70,10 +80,7 @@ describe('createDevtoolsModel', () => {
   });
 
   it('coalesced joiners, a retry and each attempt; a joiner that leaves keeps the socket open', async () => {
-    const { vendor, engine, clock } = await startScenario();
-    const model = createDevtoolsModel(engine);
-    vendor.script('hold');
-    const get = stitch({ name: uniqueKey('shared'), url: vendor.url('/shared'), retry: 2 });
+    const { vendor, engine, clock, model, get } = await sharedHeld(2);
     const leader = get(undefined, { engine });
     const leaving = new AbortController();
     const joiner = get(undefined, { engine, signal: leaving.signal });
@@ -102,10 +109,7 @@ describe('createDevtoolsModel', () => {
   });
 
   it('a leader that leaves its request to a joiner: its attempt says kept, not in flight for good', async () => {
-    const { vendor, engine } = await startScenario();
-    const model = createDevtoolsModel(engine);
-    vendor.script('hold');
-    const get = stitch({ name: uniqueKey('shared'), url: vendor.url('/shared') });
+    const { vendor, engine, model, get } = await sharedHeld();
     const leaving = new AbortController();
     const leader = get(undefined, { engine, signal: leaving.signal });
     const stayer = get(undefined, { engine });

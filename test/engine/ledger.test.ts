@@ -4,7 +4,7 @@
  * or was cancelled can be sent again. The same contract holds across processes on Redis
  * (test/redis/processes.test.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   createEngine,
   createMemoryStore,
@@ -97,6 +97,45 @@ describe('a key that succeeded', () => {
       'Bearer alice-token',
       'Bearer bob-token',
     ]);
+  });
+
+  it('a caller gone while its credentials are digested claims nothing', async () => {
+    const memory = createMemoryStore();
+    const read: string[] = [];
+    const watched: Store = {
+      ...memory,
+      get: (key) => {
+        read.push(key);
+        return memory.get(key);
+      },
+    };
+    const { vendor, engine } = await setup(watched);
+    // The digest is held until the caller has left.
+    const { subtle } = crypto;
+    const real = subtle.digest.bind(subtle);
+    let asked = () => {};
+    const digesting = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const left = new AbortController();
+    const digest = vi.spyOn(subtle, 'digest').mockImplementation(async (algorithm, data) => {
+      asked();
+      await new Promise((resolve) => left.signal.addEventListener('abort', resolve));
+      return real(algorithm, data);
+    });
+    onTestFinished(() => digest.mockRestore());
+    const run = chargeStitch(vendor)(
+      { ...order, headers: { authorization: 'Bearer alice-token' } },
+      { engine, ...owned, signal: left.signal },
+    );
+    await digesting;
+    left.abort(new Error('left'));
+    await expect(run).rejects.toMatchObject({ kind: 'aborted', requests: 0 });
+    // The digest done, and what the ledger does after it.
+    await digest.mock.results[0]?.value;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(read.filter((key) => key.startsWith('idempotency:'))).toEqual([]);
+    expect(vendor.requests()).toBe(0);
   });
 
   it('is not answered for another stitch using the same key', async () => {
