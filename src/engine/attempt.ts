@@ -40,10 +40,16 @@ async function waitForSlot<TData>(
   const bound = total.remaining();
   const options = { signal: total.signal, maxWait: bound, onQueued };
   try {
-    if (local || !throttles.shared) return await throttles.local.acquire(key, policy, options);
-    return await throttles.shared(throttles.local, key, policy, options, (operation, error) =>
-      context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
-    );
+    const release =
+      local || !throttles.shared
+        ? await throttles.local.acquire(key, policy, options)
+        : await throttles.shared(throttles.local, key, policy, options, (operation, error) =>
+            context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
+          );
+    if (!total.passed()) return release;
+    // Granted as the deadline passed (before its timer ran): the slot goes to the next in line.
+    release(true);
+    throw total.signal.reason;
   } catch (error) {
     // A caller's abort unwinds; a wait past maxWait or past the total deadline is 'rate-limited'.
     if (left(context)) throw error;

@@ -23,11 +23,12 @@ const noTimer: CancelTimer = () => {};
  */
 export class Lifetime implements Deadline {
   readonly phase = 'total' as const;
-  /** True once the total deadline passed. */
+  /** True once the total deadline fired (see {@link Lifetime.passed}). */
   expired = false;
   /** Set when the execution was ended (its last caller left, or a write took its key over): nobody waits. */
   ended: { readonly reason: unknown } | undefined = undefined;
   readonly #clock: Clock;
+  readonly #total: number;
   readonly #ends: number;
   #controller = new AbortController();
   #own: Owned;
@@ -37,16 +38,21 @@ export class Lifetime implements Deadline {
   /** Starts the execution's lifetime, its total deadline `total` ms from now (`undefined`: unbounded). */
   constructor(clock: Clock, total: number | undefined) {
     this.#clock = clock;
-    this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
+    this.#total = total ?? Number.POSITIVE_INFINITY;
+    this.#ends = clock.now() + this.#total;
     this.#own = own(this.#controller.signal);
-    this.#cancelTotal =
-      total === undefined
-        ? noTimer
-        : clock.schedule(total, () => {
-            this.expired = true;
-            this.#cancelAttempt();
-            this.#abort(timeoutError('total', total));
-          });
+    this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total, () => this.#expire(total));
+  }
+
+  /**
+   * Whether the total deadline has passed, firing it now if its timer has not run yet: timers due
+   * together run in turn, so the one that frees a throttle slot can admit the next caller before
+   * that caller's own deadline fires. Less than a host timer's resolution (1 ms) left counts as
+   * passed. Ask it before work starts that the deadline would only cut.
+   */
+  passed(): boolean {
+    if (!this.expired && !this.ended && this.remaining() < 1) this.#expire(this.#total);
+    return this.expired;
   }
 
   /** The signal the execution's work runs on now. */
@@ -103,6 +109,13 @@ export class Lifetime implements Deadline {
   dispose(): void {
     this.#cancelTimers();
     this.#own.release();
+  }
+
+  /** The total deadline passes: the work stops with a `TimeoutError`, and its timers go. */
+  #expire(total: number) {
+    this.expired = true;
+    this.#cancelTimers();
+    this.#abort(timeoutError('total', total));
   }
 
   /** Aborts the signal the work runs on now, and runs the engine's waits on it. */

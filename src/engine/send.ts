@@ -75,7 +75,7 @@ export async function dispatch<TData>(
   await undefined;
   if (left(context)) return ['neutral', { type: 'aborted' }];
   // The total deadline may pass between the admission and here: then nothing leaves.
-  if (total.expired) return ['neutral', timedOut(context, total, attempt, false)];
+  if (total.passed()) return ['neutral', timedOut(context, total, attempt, false)];
   const each = total.attempt(definition.timeout.each);
   // What this attempt sends (a hook may add a credential, a redirect a query): what its errors
   // must not quote.

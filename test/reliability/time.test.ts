@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createEngine, createMemoryStore, type Store, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
-import { settledCount, startScenario } from '../helpers/runs';
+import { rejection, settledCount, startScenario } from '../helpers/runs';
 import { createVendor, type Vendor } from '../helpers/vendor';
 
 const DAY = 24 * 3_600_000;
@@ -147,5 +147,38 @@ describe("timeout.total bounds the breaker's record of an outcome", () => {
     open();
     await clock.advance(0);
     expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+  });
+});
+
+describe('timeout.total bounds the wait in a throttle queue', () => {
+  it('callers queued behind a hung request, their deadlines passing with its own, send nothing', async () => {
+    const clock = createManualClock(0);
+    const { vendor, engine } = await startScenario({ clock });
+    vendor.script('hold');
+    const read = stitch({
+      name: uniqueKey('queued'),
+      url: vendor.url('/q'),
+      timeout: { total: 200 },
+      throttle: { concurrency: 1 },
+      circuit: false,
+      coalesce: false,
+    });
+    // One deadline at the same moment for all three: the first's, firing first, frees the slot
+    // for the second before the second's own timer has run.
+    const runs = [read({}, { engine }), read({}, { engine }), read({}, { engine })];
+    await vendor.arrival(1);
+    await clock.advance(200);
+    const [first, ...queued] = await Promise.all(runs.map(rejection));
+    expect(first).toMatchObject({ kind: 'timeout', phase: 'total', requests: 1 });
+    for (const error of queued) {
+      expect(error).toMatchObject({
+        kind: 'rate-limited',
+        message: 'the total deadline passed while waiting for a throttle slot',
+        requests: 0,
+        ambiguous: false,
+      });
+    }
+    expect(vendor.requests()).toBe(1);
+    expect(clock.pending()).toBe(0);
   });
 });
