@@ -367,10 +367,13 @@ export function createThrottle(
     if (waits && maxWait === 0) return Promise.reject(rateLimited(state, 0));
 
     return new Promise<Release>((resolve, reject) => {
-      const cancelTimeout =
-        waits && maxWait < Infinity
-          ? clock.schedule(maxWait, () => leave(key, state, waiter, rateLimited(state, maxWait)))
-          : noop;
+      // A slot or token freeing at the very moment maxWait ends (its timer due with this one,
+      // and maybe behind it) is the waiter's: a wait of maxWait is within it.
+      const giveUp = () => {
+        pump(key, state);
+        if (waiter.state.status === 'queued') leave(key, state, waiter, rateLimited(state, maxWait));
+      };
+      const cancelTimeout = waits && maxWait < Infinity ? clock.schedule(maxWait, giveUp) : noop;
       const waiter: Waiter = {
         state: { status: 'queued', cancelTimeout },
         signal,

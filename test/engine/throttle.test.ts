@@ -320,6 +320,18 @@ describe('maxWait', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it("a rate token freeing at the very moment maxWait ends is the waiter's: a wait of maxWait is within it", async () => {
+    const { clock, throttle, key } = setup();
+    const policy = policyOf({ rate: '1/s', maxWait: 1_000 });
+    await throttle.acquire(key, policy);
+    // Its maxWait timer is scheduled before the wake-up timer the queue arms, both due at 1,000.
+    const waiter = track(throttle.acquire(key, policy));
+    await clock.advance(1_000);
+    expect(waiter.status).toBe('fulfilled');
+    expect(throttle.stats(key)).toEqual({ active: 2, queued: 0 });
+    expect(clock.pending()).toBe(0);
+  });
+
   it('maxWait 0 rejects at once without queueing when no slot is free', async () => {
     const { clock, throttle, key } = setup();
     const policy = policyOf({ concurrency: 1, maxWait: 0 });
