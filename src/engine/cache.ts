@@ -96,6 +96,14 @@ export interface DehydratedState {
    * are read on the hydrating engine's clock
    */
   readonly at?: number | undefined;
+  /**
+   * The wall-clock time when the state was taken (`Clock.wallNow`). With it, `hydrate` knows how
+   * long the state was on its way (the page's transfer, a route's payload kept until a click), so
+   * it never replaces data the engine fetched meanwhile. That needs the two wall clocks to
+   * roughly agree; a hydrating clock behind the taking one counts no time on the way. Entries
+   * taken in keep the age they had when taken (`at`) either way. @default none: no time on the way
+   */
+  readonly wallAt?: number | undefined;
   readonly entries: ReadonlyArray<readonly [key: string, data: unknown, updatedAt: number]>;
 }
 
@@ -108,10 +116,15 @@ function checkDehydrated(state: unknown): DehydratedState {
     throw configError(undefined, field, `${problem} (hydrate takes what dehydrate gave)`);
   };
   if (!isRecord(state)) fail('state', 'must be { version: 1, entries }');
-  const { version, entries, at } = state as Record<string, unknown>;
+  const { version, entries, at, wallAt } = state as Record<string, unknown>;
   if (version !== 1) fail('state.version', 'must be 1');
-  if (at !== undefined && !(typeof at === 'number' && Number.isFinite(at)))
-    fail('state.at', 'must be a time');
+  for (const [field, time] of [
+    ['at', at],
+    ['wallAt', wallAt],
+  ] as const) {
+    if (time !== undefined && !(typeof time === 'number' && Number.isFinite(time)))
+      fail(`state.${field}`, 'must be a time');
+  }
   if (!Array.isArray(entries)) fail('state.entries', 'must be a list of [key, data, updatedAt]');
   (entries as unknown[]).forEach((entry, index) => {
     const valid =
@@ -344,14 +357,16 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
           out.push([key, snapshot.data, snapshot.updatedAt]);
         }
       }
-      return { version: 1, at: clock.now(), entries: out };
+      return { version: 1, at: clock.now(), wallAt: clock.wallNow(), entries: out };
     },
     hydrate(state: DehydratedState) {
-      const { at, entries: taken } = checkDehydrated(state);
+      const { at, wallAt, entries: taken } = checkDehydrated(state);
       const now = clock.now();
       // A state that says when it was taken is read by age: its stamps move onto this clock, once
       // (the same state taken in again, by a provider that mounts again, has aged meanwhile).
       const shift = at === undefined ? 0 : (shifts.get(at) ?? now - at);
+      // How long it was on its way, as far as the wall clocks tell (none when this one is behind).
+      const onTheWay = wallAt === undefined ? 0 : Math.max(0, clock.wallNow() - wallAt);
       if (at !== undefined && !shifts.has(at)) {
         shifts.set(at, shift);
         if (shifts.size > KEPT_SHIFTS) shifts.delete(shifts.keys().next().value as number);
@@ -359,10 +374,11 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       for (const [key, data, stamped] of taken) {
         const local = stamped + shift;
         const current = entries.get(key)?.snapshot.updatedAt;
-        // Never let a server's older copy replace fresher data the client already has. A copy
-        // stamped ahead of this clock (a server's clock ahead of it) is kept as stamped now, so
-        // it ages from now, however far ahead it claims to be.
-        if (current === undefined || current < local) {
+        // Never let a server's older copy replace fresher data the client already has, nor data
+        // fetched here while the state was on its way. A copy stamped ahead of this clock (a
+        // server's clock ahead of it) is kept as stamped now, so it ages from now, however far
+        // ahead it claims to be.
+        if (current === undefined || current < local - onTheWay) {
           change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
         }
       }

@@ -96,8 +96,9 @@ export interface Engine extends StitchEngineLike {
   dehydrate(): DehydratedState;
   /**
    * Takes in what `dehydrate` gave, without replacing newer data. Each entry keeps the age it had
-   * when the state was taken (its `at`), on this engine's clock; data stamped ahead of it is taken
-   * in as stamped now.
+   * when the state was taken (its `at`), on this engine's clock. Data this engine fetched while the
+   * state was on its way (told by its `wallAt`, as far as the wall clocks agree) is kept too. Data
+   * stamped ahead of the clock is taken in as stamped now.
    * @throws StitchError of kind `'config'` naming the field (`state.entries[2]`, say) for a state
    * of any other shape, and then takes in nothing.
    */

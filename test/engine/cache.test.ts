@@ -130,9 +130,12 @@ describe('createCache', () => {
     server.store('k', { from: 'server' });
     await serverClock.advance(30);
     const state = JSON.parse(JSON.stringify(server.dehydrate()));
-    // The client's monotonic clock has another origin: the data is 30 ms old on it too.
+    // The client's monotonic clock has another origin (its wall clock agrees with the server's):
+    // the data is 30 ms old on it too.
     for (const start of [200, 5_000_000, 0]) {
-      const client = createCache(createManualClock(start), 10);
+      const clock = createManualClock(start);
+      clock.stepWall(serverClock.wallNow() - start);
+      const client = createCache(clock, 10);
       client.hydrate(state);
       expect(client.snapshot('k')).toMatchObject({ data: { from: 'server' }, updatedAt: start - 30 });
       client.store('k', { from: 'client' });
@@ -156,6 +159,40 @@ describe('createCache', () => {
     // So has a copy of it (parsed again from the page on each render).
     client.hydrate(JSON.parse(JSON.stringify(state)));
     expect(client.snapshot('k')).toMatchObject({ data: { v: 2 }, updatedAt: 15_000 });
+  });
+
+  it('keeps data fetched while the state was on its way (told by the wall clocks)', async () => {
+    const serverClock = createManualClock(1_000);
+    const server = createCache(serverClock, 10);
+    server.store('k', { n: 1 });
+    const state = JSON.parse(JSON.stringify(server.dehydrate()));
+    // The client (another monotonic origin, the same wall time) holds the state 5 s (a route's
+    // payload kept until a click), fetching the key itself meanwhile.
+    const clock = createManualClock(70_000);
+    clock.stepWall(1_000 - 70_000);
+    const client = createCache(clock, 10);
+    await clock.advance(2_000);
+    client.store('k', { n: 2 });
+    await clock.advance(3_000);
+    client.hydrate(state);
+    expect(client.snapshot('k')).toMatchObject({ data: { n: 2 }, updatedAt: 72_000 });
+    // A key it does not hold is taken in with the age it had when taken (the monotonic clocks'
+    // say: the wall clocks may disagree).
+    const other = createCache(clock, 10);
+    other.hydrate(state);
+    expect(other.snapshot('k')).toMatchObject({ data: { n: 1 }, updatedAt: 75_000 });
+  });
+
+  it("a client wall clock behind the server's counts no time on the way", async () => {
+    const server = createCache(createManualClock(10_000), 10);
+    server.store('k', 1);
+    const state = server.dehydrate();
+    const clock = createManualClock(500);
+    const client = createCache(clock, 10);
+    client.store('k', 2);
+    await clock.advance(1);
+    client.hydrate(state);
+    expect(client.snapshot('k')).toMatchObject({ data: 1, updatedAt: 501 });
   });
 
   it('a state without its time (written by hand) is read on the hydrating clock', () => {
@@ -196,6 +233,7 @@ describe('hydrate', () => {
     ['data undefined', { version: 1, entries: [['a', undefined, 1]] }, 'state.entries[0]'],
     ['a time that is not one', { version: 1, entries: [['a', 1, '1']] }, 'state.entries[0]'],
     ['a time NaN', { version: 1, entries: [['a', 1, Number.NaN]] }, 'state.entries[0]'],
+    ['a wall time that is not one', { version: 1, wallAt: '1', entries: [] }, 'state.wallAt'],
   ])('refuses %s, naming `%s`', (_, state, field) => {
     const cache = createCache(createManualClock(), 10);
     expect(() => cache.hydrate(state as DehydratedState)).toThrow(
