@@ -3,12 +3,12 @@ import { type Follower, onAbort } from './follow';
 
 /**
  * One suspended read, shared by every render that suspends on its key. React gives no sign when
- * it abandons a suspended render, so a lease asks: every `abandonAfter` ms it resolves the
+ * it abandons a suspended render, so a lease asks: every half `abandonAfter` it resolves the
  * promise React waits on (a "ping"), and React, if it still wants the data, renders the
  * component again, which finds the lease and renews it. A lease that no render came back for
- * within a period after a ping is abandoned: its request is released (the socket closes when it
- * was the last reference). A read slower than `abandonAfter` that React still waits for thus
- * completes once, however slow.
+ * by the next tick after a ping is abandoned: its request is released (the socket closes when it
+ * was the last reference), within `abandonAfter` of the last render. A read slower than
+ * `abandonAfter` that React still waits for thus completes once, however slow.
  */
 export interface Lease {
   /** The stitch it reads (leases of one stitch learn of each other's re-keys). */
@@ -105,15 +105,18 @@ export function openLease(
     thrown: false,
   };
   freshWake(lease);
+  // A ping and the release of a lease it found abandoned are a tick apart: together within one
+  // `abandonAfter` of the last render.
+  const period = options.abandonAfter / 2;
   const tick = () => {
     if (lease.awaiting) {
       release(engine, key, lease, abandoned());
       return;
     }
-    lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
+    lease.cancelTimer = engine.clock.schedule(period, tick);
     ping(lease);
   };
-  lease.cancelTimer = engine.clock.schedule(options.abandonAfter, tick);
+  lease.cancelTimer = engine.clock.schedule(period, tick);
   // Data for the key from elsewhere (another reader's request after an invalidation, a write)
   // ends the wait: the readers render it. The lease itself goes at its own end, or unrenewed.
   const unwatch = engine.subscribe(key, () => {

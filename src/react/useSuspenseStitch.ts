@@ -20,8 +20,9 @@ export interface UseSuspenseStitchOptions {
   signal?: AbortSignal | undefined;
   /**
    * React never says when it abandons a suspended render (its boundary unmounted, say). Every
-   * this many ms a suspended read asks React to render again; one that no render asked for within
-   * a further period is released. A slow read React still waits for is never cut. @default 30_000
+   * half this many ms a suspended read asks React to render again, and one that no render came
+   * back for is released: a read React abandoned goes within this many ms of its last render. A
+   * slow read React still waits for is never cut. @default 30_000
    */
   abandonAfter?: number | undefined;
 }

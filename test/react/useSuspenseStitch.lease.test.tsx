@@ -16,12 +16,21 @@ import { type UserStitch, userStitch } from './users';
 
 const ABANDON_AFTER = 1_000;
 
-/** One `abandonAfter` passes on the manual clock, and React renders whatever that woke. */
-async function onePeriod(clock: ManualClock) {
+/** `ms` pass on the manual clock, and React renders whatever that woke. */
+async function pass(clock: ManualClock, ms: number) {
   await act(async () => {
-    await clock.advance(ABANDON_AFTER);
+    await clock.advance(ms);
     await flushMicrotasks();
   });
+}
+
+/**
+ * One `abandonAfter` passes, in its two ticks (a ping at each half), React rendering whatever
+ * each woke, as a browser does between them.
+ */
+async function onePeriod(clock: ManualClock) {
+  await pass(clock, ABANDON_AFTER / 2);
+  await pass(clock, ABANDON_AFTER / 2);
 }
 
 function Profile({ getUser, id }: { getUser: UserStitch; id: number }) {
@@ -94,15 +103,15 @@ describe('the suspended read', () => {
     expect(clock.pending()).toBe(0);
   });
 
-  it('abandoned by React (the tree unmounted while suspended): released after a ping nobody answered', async () => {
+  it('abandoned by React (the tree unmounted while suspended): released within abandonAfter, after a ping nobody answered', async () => {
     const { vendor, clock, wrapper } = await setup();
     const getUser = userStitch(vendor);
     const { unmount } = render(<Page getUser={getUser} id={7} />, { wrapper });
     await vendor.arrival(1);
     unmount();
-    await onePeriod(clock);
+    await pass(clock, ABANDON_AFTER / 2);
     expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
-    await onePeriod(clock);
+    await pass(clock, ABANDON_AFTER / 2);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
     expect(vendor.requests()).toBe(1);
     expect(clock.pending()).toBe(0);
