@@ -42,7 +42,7 @@ export {
   isStitchError,
   MAX_ERROR_BODY,
   StitchError,
-  type StitchErrorBase,
+  StitchErrorBase,
   type StitchErrorByKind,
   type StitchErrorConstructor,
   type StitchErrorDetails,
@@ -79,7 +79,7 @@ export type { RedirectMode } from './engine/redirectMode';
 export type { QueryValue, StitchInput } from './engine/request';
 export type { ResponseType, StandardResult, StandardSchemaV1 } from './engine/response';
 export { type BackoffOptions, type RetryBudgetOptions, type RetryOptions, retry } from './engine/retry';
-export type { RunReport, RunSource, SafeResult, StitchRun } from './engine/run';
+export { type RunReport, type RunSource, type SafeResult, StitchRun } from './engine/run';
 export type { CircuitChange, Claim, SharedState } from './engine/shared';
 export { stitch } from './engine/stitch';
 export { createMemoryStore, type Store } from './engine/store';

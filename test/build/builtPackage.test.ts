@@ -83,6 +83,38 @@ describe('the built package', () => {
     // A whole program type-checked from scratch: seconds on a loaded machine.
   }, 60_000);
 
+  it.each([
+    'index',
+    'lite/index',
+    'react/index',
+    'testing/index',
+    'otel/index',
+    'devtools/index',
+    'redis/index',
+  ])(
+    'every class the types of %s export is a value of its ESM and CJS modules (instanceof works)',
+    async (entry) => {
+      const types = join(out, `${entry}.d.ts`);
+      const program = ts.createProgram([types], { noEmit: true, skipLibCheck: true });
+      const checker = program.getTypeChecker();
+      const module = checker.getSymbolAtLocation(program.getSourceFile(types) as ts.SourceFile);
+      const classes = checker
+        .getExportsOfModule(module as ts.Symbol)
+        .filter((symbol) => {
+          const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+          return (target.flags & ts.SymbolFlags.Class) !== 0;
+        })
+        .map((symbol) => symbol.name);
+      const esm = await import(join(out, `${entry}.js`));
+      const cjs = createRequire(import.meta.url)(join(out, `${entry}.cjs`));
+      for (const name of classes) {
+        expect(typeof esm[name], `${entry}: ${name} (ESM)`).toBe('function');
+        expect(typeof cjs[name], `${entry}: ${name} (CJS)`).toBe('function');
+      }
+    },
+    60_000,
+  );
+
   it('its ESM and CJS copies share one default engine per process', async () => {
     const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
     const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
