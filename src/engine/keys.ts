@@ -30,12 +30,17 @@ export function hash(text: string): string {
  * top-level object's members first (the query's secret values become hashes).
  */
 function canonical(value: unknown, field?: (name: string, value: unknown) => unknown): string {
-  // A finite number is its own JSON (the common scalar: ids, pages, limits).
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  // What JSON would write of it (a Date: its time), not its own fields (a Date has none).
+  // A finite number is its own JSON (the common scalar: ids, pages, limits). What an input may not
+  // hold (Infinity, a function, a bigint) keys apart from what it may, whose JSON it would share:
+  // a call the request build refuses must never join, nor be served, a good one's.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : `["n","${value}"]`;
+  if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean')
+    return JSON.stringify(value) ?? 'null';
+  if (typeof value !== 'object') return `["${typeof value}"]`;
+  // What JSON would write of it (a Date: its time), not its own fields (a Date has none); marked,
+  // so a Date is not the string of its time.
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
-    return canonical((value as { toJSON(): unknown }).toJSON());
+    return `["j",${canonical((value as { toJSON(): unknown }).toJSON())}]`;
   let out: string;
   if (Array.isArray(value)) {
     out = '["a"';

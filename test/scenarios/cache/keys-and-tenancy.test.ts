@@ -88,6 +88,26 @@ describe('canonical keys', () => {
   });
 });
 
+describe('an input the request build refuses', () => {
+  it.each<[string, unknown, unknown]>([
+    ['a Date, beside the string of its time', new Date(0), '1970-01-01T00:00:00.000Z'],
+    ['Infinity, beside null', Number.POSITIVE_INFINITY, null],
+    ['a function, beside null', () => 1, null],
+  ])('%s: refused the same way whether or not a good call is in flight or cached', async (_, bad, good) => {
+    const { vendor, engine } = await startScenario();
+    const read = stitch({ name: uniqueKey('since'), url: vendor.url('/since'), cache: { ttl: 60_000 } });
+    vendor.script('hold');
+    const first = read({ query: { since: good } as StitchInput['query'] }, { engine });
+    await vendor.arrival(1);
+    const badCall = () => read({ query: { since: bad } as never }, { engine });
+    expect(await rejection(badCall())).toMatchObject({ kind: 'config', field: 'query.since', requests: 0 });
+    vendor.release(1, { body: { ok: true } });
+    await first;
+    expect(await rejection(badCall())).toMatchObject({ kind: 'config', field: 'query.since', requests: 0 });
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
 describe('tenancy scope', () => {
   it('cache.scope by an x-user header separates users: user A never gets user B’s data', async () => {
     const { vendor, engine } = await startScenario({ respond: whoAmI });
