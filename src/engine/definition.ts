@@ -145,7 +145,10 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   method?: HttpMethod | undefined;
   /** Absolute, or relative to `baseUrl`; `{param}` placeholders are filled from `input.params`. */
   url: string;
-  /** Prefixed to a relative `url` with one slash between, keeping its path (`…/v1` + `users`). */
+  /**
+   * Prefixed to a relative `url` with one slash between, keeping its path (`…/v1` + `users`); a
+   * query it holds (`?api-version=2`) goes after the path, before the url's own.
+   */
   baseUrl?: string | undefined;
   /** Headers sent on every call (input headers override them). */
   headers?: Record<string, string> | undefined;
@@ -269,7 +272,8 @@ function check(condition: boolean, name: string, field: string, problem: string)
 
 /**
  * The full URL template: `url` alone, or `baseUrl` and a relative `url` joined with one slash
- * (so a base path such as `/v1` is kept, unlike URL resolution). Only http(s) is accepted.
+ * (so a base path such as `/v1` is kept, unlike URL resolution), the base's query before the
+ * url's. Only http(s) is accepted.
  */
 function joinUrl(name: string, baseUrl: string | undefined, url: string): string {
   const absolute = (template: string) => URL.canParse(template.replace(/\{([^{}]+)\}/g, 'x'));
@@ -277,7 +281,12 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
   if (baseUrl !== undefined) {
     check(typeof baseUrl === 'string' && absolute(baseUrl), name, 'baseUrl', 'must be an absolute URL');
     check(!absolute(url), name, 'url', 'must be relative when baseUrl is set');
-    template = `${baseUrl.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
+    check(!baseUrl.includes('#'), name, 'baseUrl', 'must not hold a #fragment (it is never sent)');
+    const [basePath = '', ...baseQuery] = baseUrl.split('?');
+    const [path = '', ...query] = url.split('?');
+    const queries = [baseQuery.join('?'), query.join('?')].filter((part) => part !== '');
+    template = `${basePath.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+    if (queries.length > 0) template += `?${queries.join('&')}`;
   }
   check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
   const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));

@@ -150,6 +150,18 @@ describe('stitch(): config validation at definition time', () => {
     );
   });
 
+  it("puts a baseUrl's query after the joined path, before the url's own; refuses a fragment", () => {
+    const azure = (url: string) =>
+      stitch({ name: 'azure', url, baseUrl: 'https://api.example.com/v1/?api-version=2' }).definition.url;
+    expect(azure('users/{id}')).toBe('https://api.example.com/v1/users/{id}?api-version=2');
+    expect(azure('/users?expand={what}')).toBe(
+      'https://api.example.com/v1/users?api-version=2&expand={what}',
+    );
+    expect(() => stitch({ name: 'frag', url: 'x', baseUrl: 'https://api.example.com/v1#top' })).toThrow(
+      expect.objectContaining({ field: 'baseUrl' }),
+    );
+  });
+
   it('accepts a relative url with a baseUrl, and a zod schema as output', () => {
     const User = z.object({ id: z.number() });
     const getUser = stitch({
