@@ -138,9 +138,18 @@ export function parseBody(text: string, contentType: string | null, type: Respon
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new BodyProblem(`the response body is not valid JSON: ${(error as Error).message}`, error);
+    const said = withoutExcerpt((error as Error).message);
+    throw new BodyProblem(`the response body is not valid JSON: ${said}`, new SyntaxError(said));
   }
 }
+
+/**
+ * A JSON parser's message without its quote of the body: V8 quotes the text around the fault,
+ * cut to a few characters, and a credential the vendor echoed there would be cut too, past any
+ * redaction of whole values. `Unexpected token '<', "<!DOCTYPE "... is not valid JSON` reads
+ * `Unexpected token '<'`.
+ */
+const withoutExcerpt = (message: string) => message.replace(/, (?:\.\.\.)?".*$/s, '');
 
 /** Runs the `output` validator; its issues become the error's `cause`. */
 export async function validate<TData>(schema: StandardSchemaV1<unknown, TData>, value: unknown) {

@@ -114,8 +114,9 @@ export async function dispatch<TData>(
       const error = failure(
         context,
         kind,
-        `${request.method} ${response.status} ${response.statusText}`.trim(),
-        // A vendor echoing a credential back (`invalid token sk-…`) must not put it in the error.
+        // A vendor echoing a credential back (`invalid token sk-…`), in its reason phrase or its
+        // body, must not put it in the error.
+        scrubbed(`${request.method} ${response.status} ${response.statusText}`.trim()),
         {
           status: response.status,
           body: body === undefined ? undefined : scrubbed(body).slice(0, MAX_ERROR_BODY),

@@ -12,7 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 /** How the vendor answers one request. */
 export type Reply =
   /** A normal response. A string body is sent as-is; anything else is sent as JSON. Defaults: 200, `{}`. */
-  | { status?: number; headers?: Record<string, string>; body?: unknown }
+  | { status?: number; statusText?: string; headers?: Record<string, string>; body?: unknown }
   /** Destroys the socket without sending anything. */
   | { fault: 'reset' }
   /** Sends the head and `partial`, then destroys the socket. */
@@ -209,7 +209,9 @@ export async function createVendor(
     if (!('fault' in reply)) {
       const raw = reply.body ?? {};
       const text = typeof raw === 'string';
-      res.writeHead(reply.status ?? 200, { ...(text ? {} : JSON_TYPE), ...reply.headers });
+      const head = { ...(text ? {} : JSON_TYPE), ...reply.headers };
+      if (reply.statusText === undefined) res.writeHead(reply.status ?? 200, head);
+      else res.writeHead(reply.status ?? 200, reply.statusText, head);
       send(x, text ? raw : JSON.stringify(raw), true);
       return;
     }

@@ -118,7 +118,51 @@ describe('a credential the vendor echoes back', () => {
     const cause = error.cause as Error;
     expect(cause.name).toBe('SyntaxError');
     expect(`${cause.message}\n${cause.stack}`).not.toContain('SECRETTOKEN42');
-    expect(cause.message).toContain('[redacted]');
+  });
+
+  it('in a body the parser quotes cut short: no part of it is shown (the parser says where, not what)', async () => {
+    const traced: StitchEvent[] = [];
+    const secret = 'sk_live_51Hx9QzL2eKpT7vYw3';
+    const { vendor, engine } = await startScenario({
+      engine: { trace: { handle: (event) => traced.push(event) } },
+      respond: (entry) => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: `{"key": ${entry.headers['x-api-key']}, "padding": "${'x'.repeat(200)}"}`,
+      }),
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+    const run = read({ headers: { 'x-api-key': secret } }, { engine });
+    const text = await shown(run, traced);
+    const error = await rejection(run);
+    expect(error).toMatchObject({
+      kind: 'invalid',
+      message: "the response body is not valid JSON: Unexpected token 's'",
+    });
+    expect(text).not.toContain(secret.slice(0, 6));
+    expect(String((error.cause as Error).stack)).not.toContain(secret.slice(0, 6));
+  });
+
+  it('in the status line (its reason phrase): the http error, its report and events never quote it', async () => {
+    const traced: StitchEvent[] = [];
+    const { vendor, engine } = await startScenario({
+      engine: { trace: { handle: (event) => traced.push(event) } },
+      respond: (entry) => ({
+        status: 401,
+        statusText: `invalid token ${entry.query.get('token')} / ${entry.headers.authorization}`,
+        body: 'denied',
+      }),
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/me'), retry: false });
+    const run = read(
+      { query: { token: 'QUERYSECRET' }, headers: { authorization: 'Bearer HEADERSECRET' } },
+      { engine },
+    );
+    const text = await shown(run, traced);
+    const error = await rejection(run);
+    expect(error).toMatchObject({ kind: 'http', status: 401 });
+    expect(error.message).toBe('GET 401 invalid token [redacted] / [redacted]');
+    expect(text).not.toMatch(/QUERYSECRET|HEADERSECRET/);
   });
 
   it('in a cause of any shape: a validator’s thrown string, its issues, a nested cause, a fetch error', async () => {
