@@ -57,8 +57,14 @@ interface AttemptSpan {
   readonly span: Span;
 }
 
-/** `error.type`: the status code for an HTTP failure, the failure's kind otherwise. */
-const errorType = (error: ErrorSummary) => (error.status === undefined ? error.kind : String(error.status));
+/**
+ * `error.type`: the status code for an HTTP failure (a 429 too), the failure's kind otherwise
+ * (an `invalid` 200 is not an error status).
+ */
+const errorType = (error: ErrorSummary) =>
+  (error.kind === 'http' || error.kind === 'rate-limited') && error.status !== undefined
+    ? String(error.status)
+    : error.kind;
 
 /** `server.address` and `server.port` of a URL, the port defaulted by scheme. */
 function server(url: string): Attributes {

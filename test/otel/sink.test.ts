@@ -161,6 +161,17 @@ describe('createOtelSink', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('an invalid 200: error.type is the kind, not the status (a 200 is no error status)', async () => {
+    const { vendor, engine } = await tracedScenario({ respond: () => ({ fault: 'malformed-json' }) });
+    const name = uniqueKey('invalid');
+    const error = await rejection(stitch({ name, url: vendor.url('/bad') })(undefined, { engine }));
+    expect(error).toMatchObject({ kind: 'invalid', status: 200 });
+    const run = runSpan(name);
+    expect(run.attributes['error.type']).toBe('invalid');
+    const [attempt] = childrenOf(run);
+    expect(attempt?.attributes).toMatchObject({ 'error.type': 'invalid', 'http.response.status_code': 200 });
+  });
+
   it('coalesced callers: the attempt is traced once, under the run that started it, and a joiner that leaves does not end it', async () => {
     const { vendor, engine } = await tracedScenario();
     vendor.script('hold');
