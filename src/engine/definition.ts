@@ -187,7 +187,9 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * What a 3xx does. `'follow'`: the engine follows it (up to 20 hops, each traced) and drops every
    * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
    * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
-   * response is the answer (`hooks.onResponse` sees its `location`). @default 'follow'
+   * response is the answer (`hooks.onResponse` sees its `location`), its data `null` unless its
+   * body is JSON (a redirect page such as "Found. Redirecting to …" is not read) or
+   * `responseType` is `'text'`. @default 'follow'
    */
   redirect?: RedirectMode | undefined;
   /**

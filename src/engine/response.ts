@@ -128,11 +128,15 @@ async function readChunk(reader: Reader, signal: AbortSignal | undefined) {
   }
 }
 
+/** Whether a content type says JSON (`application/json`, `application/problem+json`, …). */
+export const isJsonType = (contentType: string | null): boolean =>
+  contentType !== null && /[/+]json\b/i.test(contentType);
+
 /** Turns body text into data: JSON (empty → `null`) unless `text`; checks the content type. */
 export function parseBody(text: string, contentType: string | null, type: ResponseType): unknown {
   if (type === 'text') return text;
   if (text === '') return null;
-  if (contentType && !/[/+]json\b/i.test(contentType)) {
+  if (contentType && !isJsonType(contentType)) {
     throw new BodyProblem(`expected a JSON response, got content-type '${contentType}'`);
   }
   try {

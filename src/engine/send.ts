@@ -18,7 +18,7 @@ import { MAX_ERROR_BODY } from './errors';
 import { redactHeaders, safely, scrub, scrubCause, secretValues } from './events';
 import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
-import { BodyProblem, parseBody, readBody, readErrorBody, validate } from './response';
+import { BodyProblem, isJsonType, parseBody, readBody, readErrorBody, validate } from './response';
 import { parseRetryAfter } from './retry';
 
 /** The breaker's verdict on a status; a user's `failureStatus` that throws counts it as neutral. */
@@ -125,8 +125,17 @@ export async function dispatch<TData>(
       );
       return [outcome, { type: 'failure', error, retryAfter }];
     }
-    const text = await readBody(response, definition.maxBodyBytes, each.signal);
-    const parsed = parseBody(text, response.headers.get('content-type'), definition.responseType);
+    const type = response.headers.get('content-type');
+    // A 3xx returned as it is (`redirect: 'manual'`) carries a page for people ("Found.
+    // Redirecting to …"), not data: read as JSON only when it says it is JSON.
+    const page =
+      definition.redirect === 'manual' &&
+      isRedirect(response.status) &&
+      definition.responseType === 'json' &&
+      !isJsonType(type);
+    if (page) response.body?.cancel().catch(() => {});
+    const text = page ? '' : await readBody(response, definition.maxBodyBytes, each.signal);
+    const parsed = parseBody(text, type, definition.responseType);
     // Without an `output` validator, no wait for one. An asynchronous one is inside the attempt's
     // deadline; one it ends says nothing about the vendor, which has answered in full.
     answered = true;

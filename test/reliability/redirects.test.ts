@@ -145,6 +145,25 @@ describe("redirect: 'error' and 'manual'", () => {
     expect(target.requests()).toBe(0);
   });
 
+  it("'manual': a 3xx's page for people (text or HTML) is not data: null, as for an empty one; JSON is read", async () => {
+    const { vendor, engine } = await startScenario();
+    const location = { location: '/next' };
+    vendor.script(
+      {
+        status: 302,
+        headers: { ...location, 'content-type': 'text/plain' },
+        body: 'Found. Redirecting to /next',
+      },
+      { status: 303, headers: { ...location, 'content-type': 'text/html' }, body: '<p>See other</p>' },
+      { status: 307, headers: location, body: { moved: '/next' } },
+    );
+    const read = stitch({ name: uniqueKey('manual'), url: vendor.url('/start'), redirect: 'manual' });
+    expect(await read({}, { engine })).toBeNull();
+    expect(await read({}, { engine })).toBeNull();
+    expect(await read({}, { engine })).toEqual({ moved: '/next' });
+    expect(vendor.requests()).toBe(3);
+  });
+
   it('refuses any other value, naming redirect', () => {
     expect(() =>
       stitch({ name: uniqueKey('bad'), url: 'http://127.0.0.1/', redirect: 'always' as never }),
