@@ -67,7 +67,8 @@ export interface Engine extends StitchEngineLike {
   /**
    * Writes the cached data of a read (an optimistic update, or a write's answer): `updater` is
    * the new data, or a function of the current data (`undefined` when there is none) returning
-   * it; `undefined` leaves the key as it was. A request in flight for the key is aborted first
+   * it; `undefined`, or the current data itself, leaves the key as it was (nothing is aborted,
+   * nobody re-renders). Otherwise a request in flight for the key is aborted first
    * (its socket closed), with a `DOMException` `AbortError` naming this `setData` as the reason,
    * so its late answer never replaces the written data; mounted readers show the written data
    * (one render per write) and no error. A function is always taken as an updater.
@@ -246,7 +247,8 @@ export function createEngine(options?: EngineOptions): Engine {
       const current = cache.snapshot<never>(key).data;
       const data = typeof updater === 'function' ? (updater as (data: unknown) => never)(current) : updater;
       const name = stitch.definition.name;
-      if (data !== undefined)
+      // The current data itself (a rollback with nothing to undo) is no write: nothing aborted.
+      if (data !== undefined && data !== current)
         write(key, data, new DOMException(`Overwritten by engine.setData('${name}')`, 'AbortError'));
       return data ?? current;
     },

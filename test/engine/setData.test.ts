@@ -127,4 +127,24 @@ describe('engine.setData and engine.getData', () => {
     await expect(fresh).resolves.toEqual(server);
     expect(engine.getData(getTodo, input)).toEqual(server);
   });
+
+  it('an updater returning the current data itself changes nothing: the refetch in flight goes on', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const getTodo = todoStitch(vendor);
+    const key = engine.keyOf(getTodo, input) as string;
+    engine.setData(getTodo, input, written);
+    // An invalidation's refetch is in flight (a reader asked again) when a rollback finds nothing
+    // to undo (`previous ?? current`).
+    engine.invalidate(getTodo, input);
+    const refetch = getTodo(input, { engine });
+    await vendor.arrival(1);
+    let notified = 0;
+    engine.subscribe(key, () => notified++);
+    expect(engine.setData(getTodo, input, (current) => current)).toBe(written);
+    expect(notified).toBe(0);
+    expect(engine.getSnapshot(key)).toMatchObject({ data: written, stale: true, fetching: true });
+    vendor.release(1, { body: server });
+    await expect(refetch).resolves.toEqual(server);
+    expect(engine.getData(getTodo, input)).toEqual(server);
+  });
 });
