@@ -7,6 +7,7 @@
 import type { Clock } from '../engine/clock';
 import type { RetryBudget } from '../engine/retry';
 import type { BudgetLimits, BudgetStore } from '../engine/shared';
+import { lateOf } from '../engine/store';
 
 /** The retry budget over `store`, falling back to `local` while the store fails. */
 export function createSharedBudget(store: BudgetStore, local: RetryBudget, clock: Clock): RetryBudget {
@@ -27,8 +28,11 @@ export function createSharedBudget(store: BudgetStore, local: RetryBudget, clock
     try {
       return await store.budget(key, budget, calls, retry);
     } catch (error) {
-      // Counted with the next send instead; the store's counts expire with their window anyway.
-      state.unsent += calls;
+      // Counted with the next send instead (the store's counts expire with their window anyway),
+      // unless the store was only slow: a send given up on still lands, counting them then.
+      const late = lateOf(error);
+      if (late) late.catch(() => (state.unsent += calls));
+      else state.unsent += calls;
       throw error;
     }
   };

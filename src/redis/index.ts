@@ -146,7 +146,8 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
     },
     async budget(key, limits, calls, retry) {
       const args = [
-        String(limits.window),
+        // Whole milliseconds: PEXPIRE takes nothing else (and Redis keeps what a failed script wrote).
+        String(Math.ceil(limits.window)),
         String(limits.ratio),
         String(limits.floor),
         String(calls),

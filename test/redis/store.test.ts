@@ -304,6 +304,33 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       });
     });
 
+    it('a retry budget count it sends is counted once: not sent again with the next batch', async () => {
+      const clock = createManualClock();
+      await using s = await setup('redis', () => ok, { storeTimeout: 100, clock });
+      const counted = stitch({
+        name: 'counted',
+        url: s.vendor.url('/counted'),
+        circuit: { key: 'counted' },
+        retry: { attempts: 2, budget: { window: 10_000 } },
+      });
+      const ping = () => (s.client as NodeRedisClient).sendCommand(['PING']);
+      const countedCalls = async () => {
+        const key = `${s.prefix}budget:counted`;
+        const [fields, counts] = [(await send(['HKEYS', key])) as string[], (await send(['HVALS', key])) as string[]];
+        return fields.reduce((sum, field, i) => (field.startsWith('c:') ? sum + Number(counts[i]) : sum), 0);
+      };
+      // Calls are sent in batches, at most once per tenth of the window.
+      await counted(undefined, { engine: s.engine });
+      await ping();
+      await clock.advance(1_000);
+      await pastStoreTimeout(s.client, clock, () => counted(undefined, { engine: s.engine }));
+      expect(await countedCalls()).toBe(2);
+      await clock.advance(1_000);
+      await counted(undefined, { engine: s.engine });
+      await ping();
+      expect(await countedCalls()).toBe(3);
+    });
+
     it('an idempotency claim it makes is settled: the key replays the answer instead of staying pending', async () => {
       const clock = createManualClock();
       await using s = await setup('redis', () => ({ status: 201, body: { charge: 1 } }), {
@@ -330,7 +357,8 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     const limited = stitch({
       name: 'limited',
       url: s.vendor.url('/limited'),
-      retry: { attempts: 2, backoff: { base: 1 } },
+      // A window of no whole number of ms: still a key that expires.
+      retry: { attempts: 2, backoff: { base: 1 }, budget: { window: 10_000.5 } },
       throttle: { rate: '5/s' },
       circuit: { key: 'limited', window: { minimum: 100 } },
     });
@@ -355,6 +383,13 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       expect.arrayContaining(['budget', 'circuit', 'idempotency', 'rate']),
     );
     for (const key of keys) expect(Number(await send(['PTTL', key]))).toBeGreaterThan(0);
+    // The budget (per breaker key) counted the call and its retry once each.
+    const budget = `${s.prefix}budget:limited`;
+    const fields = (await send(['HKEYS', budget])) as string[];
+    const counts = (await send(['HVALS', budget])) as string[];
+    const total = (kind: string) =>
+      fields.reduce((sum, field, i) => (field.startsWith(kind) ? sum + Number(counts[i]) : sum), 0);
+    expect([total('c:'), total('r:')]).toEqual([1, 1]);
   });
 
   it.each<[string, string[]]>([
