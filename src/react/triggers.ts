@@ -96,7 +96,8 @@ export interface TriggerTarget {
  *
  *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
  *                  (never armed while a request for the key is in flight, nor while hidden;
- *                   a request another reader starts while it is armed is joined as its poll)
+ *                   a request another reader starts while it is armed is joined as its poll,
+ *                   when the stitch coalesces: `shares`)
  */
 export function watchTriggers(
   engine: Engine,
@@ -104,6 +105,7 @@ export function watchTriggers(
   triggers: Required<RefetchTriggers>,
   sources: Pick<TriggerSettings, 'focus' | 'online'>,
   observer: TriggerTarget,
+  shares: boolean,
 ): () => void {
   const { refetchOnFocus, refetchOnReconnect, refetchInterval } = triggers;
   const { focus, online } = sources;
@@ -140,7 +142,8 @@ export function watchTriggers(
     stops.push(
       observer.subscribe(() => {
         if (!fetching()) return arm();
-        if (timer) join();
+        // A stitch that does not coalesce has nothing to join: its poll waits a period after.
+        if (timer && shares) join();
         disarm();
       }),
     );

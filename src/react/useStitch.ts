@@ -148,6 +148,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
       { refetchOnFocus, refetchOnReconnect, refetchInterval },
       { focus, online },
       observer,
+      stitch.definition.coalesce,
     );
     return () => {
       stopTriggers();

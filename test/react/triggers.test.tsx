@@ -7,10 +7,12 @@
 import { act, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
+import { stitch } from '../../src/index';
 import { type QueryResult, StitchProvider, type UseStitchOptions } from '../../src/react/index';
+import { uniqueKey } from '../helpers/keys';
 import { actAtOnce, type Harness, recorder, renderStrict, setup } from './harness';
 import { manualFocus, manualOnline } from './sources';
-import { ada, Reader, type User, type UserStitch, userStitch } from './users';
+import { ada, Reader, type User, type UserInput, type UserStitch, userStitch } from './users';
 
 const renamed: User = { id: 7, name: 'Ada Lovelace' };
 
@@ -242,6 +244,34 @@ describe('refetchInterval', () => {
     view.unmount();
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
     expect(requests()).toBe(3);
+  });
+
+  it("with coalesce: false a poll not due joins nothing: another poller's request is the only one", async () => {
+    const harness = await setupTriggers();
+    const { vendor, clock, answer, wrapper, requests } = harness;
+    const getUser = stitch<User, UserInput>({
+      name: uniqueKey('getUser'),
+      url: vendor.url('/users/{id}'),
+      retry: false,
+      coalesce: false,
+    });
+    render(
+      <>
+        <Reader getUser={getUser} testId="fast" options={{ refetchInterval: 1_000 }} />
+        <Reader getUser={getUser} testId="slow" options={{ refetchInterval: 5_000 }} />
+      </>,
+      { wrapper },
+    );
+    await vendor.arrival(2);
+    await answer(1, { body: ada });
+    await answer(2, { body: ada });
+    for (let poll = 3; poll <= 5; poll++) {
+      await act(() => clock.advance(1_000));
+      await vendor.arrival(poll);
+      await answer(poll, { body: renamed });
+      expect(requests()).toBe(poll);
+    }
+    expect(screen.getByTestId('slow').textContent).toBe('success Ada Lovelace');
   });
 
   it('unmounting between polls cancels the next one', async () => {
