@@ -69,6 +69,15 @@ const pooledOn = (
     throttle: { ...throttle, shared: { concurrency: true } },
     timeout,
   });
+/** The calls and retries a shared retry budget's key holds, over all its buckets. */
+async function budgetCounts(key: string) {
+  const fields = (await send(['HKEYS', key])) as string[];
+  const counts = (await send(['HVALS', key])) as string[];
+  const total = (kind: string) =>
+    fields.reduce((sum, field, i) => (field.startsWith(kind) ? sum + Number(counts[i]) : sum), 0);
+  return { calls: total('c:'), retries: total('r:') };
+}
+
 const storeEvents = async (run: { report(): Promise<{ events: readonly { type: string }[] }> }) =>
   (await run.report()).events.filter((event) => event.type === 'store');
 
@@ -314,11 +323,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
         retry: { attempts: 2, budget: { window: 10_000 } },
       });
       const ping = () => (s.client as NodeRedisClient).sendCommand(['PING']);
-      const countedCalls = async () => {
-        const key = `${s.prefix}budget:counted`;
-        const [fields, counts] = [(await send(['HKEYS', key])) as string[], (await send(['HVALS', key])) as string[]];
-        return fields.reduce((sum, field, i) => (field.startsWith('c:') ? sum + Number(counts[i]) : sum), 0);
-      };
+      const countedCalls = async () => (await budgetCounts(`${s.prefix}budget:counted`)).calls;
       // Calls are sent in batches, at most once per tenth of the window.
       await counted(undefined, { engine: s.engine });
       await ping();
@@ -385,11 +390,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     for (const key of keys) expect(Number(await send(['PTTL', key]))).toBeGreaterThan(0);
     // The budget (per breaker key) counted the call and its retry once each.
     const budget = `${s.prefix}budget:limited`;
-    const fields = (await send(['HKEYS', budget])) as string[];
-    const counts = (await send(['HVALS', budget])) as string[];
-    const total = (kind: string) =>
-      fields.reduce((sum, field, i) => (field.startsWith(kind) ? sum + Number(counts[i]) : sum), 0);
-    expect([total('c:'), total('r:')]).toEqual([1, 1]);
+    expect(await budgetCounts(budget)).toEqual({ calls: 1, retries: 1 });
   });
 
   it.each<[string, string[]]>([
