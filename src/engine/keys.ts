@@ -72,7 +72,7 @@ export function isPlainData(value: unknown): boolean {
 /** Builds the keys of one engine; `secret` lists lower-cased header names to hash. */
 export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
-  const digest = (value: unknown) => `#${hash(salt + JSON.stringify(value))}`;
+  const digest = (value: unknown) => `#${hash(salt + canonical(value))}`;
   const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
   // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
   const secretParams = new Map<string, ReadonlySet<string>>();
@@ -111,7 +111,7 @@ export function createKeys(secret: ReadonlySet<string>) {
           hidden(header, value),
         ]);
         pairs.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
-        headers = JSON.stringify(pairs);
+        if (pairs.length > 0) headers = canonical(pairs);
       }
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
       const query = input?.query && canonical(input.query, hidden);

@@ -89,23 +89,54 @@ describe('canonical keys', () => {
 });
 
 describe('an input the request build refuses', () => {
-  it.each<[string, unknown, unknown]>([
+  /** Where a value goes in an input: the URL template it needs, and the field a refusal names. */
+  const places = {
+    query: { url: '/since', input: (value: unknown) => ({ query: { since: value } }), field: 'query.since' },
+    'a secret query name': {
+      url: '/since',
+      input: (value: unknown) => ({ query: { token: value } }),
+      field: 'query.token',
+    },
+    'a param filling a secret query value': {
+      url: '/since?api_key={key}',
+      input: (value: unknown) => ({ params: { key: value } }),
+      field: 'params.key',
+    },
+    'a header': {
+      url: '/since',
+      input: (value: unknown) => ({ headers: { 'x-since': value } }),
+      field: 'headers.x-since',
+    },
+  };
+  const values: Array<[string, unknown, unknown]> = [
     ['a Date, beside the string of its time', new Date(0), '1970-01-01T00:00:00.000Z'],
     ['Infinity, beside null', Number.POSITIVE_INFINITY, null],
     ['a function, beside null', () => 1, null],
-  ])('%s: refused the same way whether or not a good call is in flight or cached', async (_, bad, good) => {
-    const { vendor, engine } = await startScenario();
-    const read = stitch({ name: uniqueKey('since'), url: vendor.url('/since'), cache: { ttl: 60_000 } });
-    vendor.script('hold');
-    const first = read({ query: { since: good } as StitchInput['query'] }, { engine });
-    await vendor.arrival(1);
-    const badCall = () => read({ query: { since: bad } as never }, { engine });
-    expect(await rejection(badCall())).toMatchObject({ kind: 'config', field: 'query.since', requests: 0 });
-    vendor.release(1, { body: { ok: true } });
-    await first;
-    expect(await rejection(badCall())).toMatchObject({ kind: 'config', field: 'query.since', requests: 0 });
-    expect(vendor.requests()).toBe(1);
-  });
+  ];
+  it.each(
+    Object.entries(places).flatMap(([where, place]) =>
+      values
+        // A null is a query value left out; a param or a header cannot be one.
+        .filter(([, , good]) => good !== null || 'query' in place.input(good))
+        .map(([what, bad, good]) => [`${what}, in ${where}`, place, bad, good] as const),
+    ),
+  )(
+    '%s: refused the same way whether or not a good call is in flight or cached',
+    async (_, place, bad, good) => {
+      const { vendor, engine } = await startScenario();
+      const read = stitch({ name: uniqueKey('since'), url: vendor.url(place.url), cache: { ttl: 60_000 } });
+      vendor.script('hold');
+      const first = read(place.input(good) as StitchInput, { engine });
+      await vendor.arrival(1);
+      const badCall = () => read(place.input(bad) as never, { engine });
+      const refused = { kind: 'config', field: place.field, requests: 0 };
+      expect(await rejection(badCall())).toMatchObject(refused);
+      vendor.release(1, { body: { ok: true } });
+      await first;
+      expect(await rejection(badCall())).toMatchObject(refused);
+      expect(vendor.requests()).toBe(1);
+    },
+  );
 });
 
 describe('tenancy scope', () => {
