@@ -188,7 +188,7 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * secret header (those of `SECRET_HEADERS` and the engine's `redact`) when a hop leaves the
    * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
    * response is the answer (`hooks.onResponse` sees its `location`), its data `null` unless its
-   * body is JSON (a redirect page such as "Found. Redirecting to …" is not read) or
+   * content-type says JSON (a redirect page such as "Found. Redirecting to …" is not read) or
    * `responseType` is `'text'`. @default 'follow'
    */
   redirect?: RedirectMode | undefined;
@@ -285,10 +285,12 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
     check(!absolute(url), name, 'url', 'must be relative when baseUrl is set');
     check(!baseUrl.includes('#'), name, 'baseUrl', 'must not hold a #fragment (it is never sent)');
     const [basePath = '', ...baseQuery] = baseUrl.split('?');
-    const [path = '', ...query] = url.split('?');
+    const [beforeHash = '', ...hash] = url.split('#');
+    const [path = '', ...query] = beforeHash.split('?');
     const queries = [baseQuery.join('?'), query.join('?')].filter((part) => part !== '');
     template = `${basePath.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
     if (queries.length > 0) template += `?${queries.join('&')}`;
+    if (hash.length > 0) template += `#${hash.join('#')}`;
   }
   check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
   const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));

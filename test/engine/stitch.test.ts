@@ -157,6 +157,7 @@ describe('stitch(): config validation at definition time', () => {
     expect(azure('/users?expand={what}')).toBe(
       'https://api.example.com/v1/users?api-version=2&expand={what}',
     );
+    expect(azure('users#top')).toBe('https://api.example.com/v1/users?api-version=2#top');
     expect(() => stitch({ name: 'frag', url: 'x', baseUrl: 'https://api.example.com/v1#top' })).toThrow(
       expect.objectContaining({ field: 'baseUrl' }),
     );
