@@ -100,8 +100,9 @@ export interface DehydratedState {
    * The wall-clock time when the state was taken (`Clock.wallNow`). With it, `hydrate` knows how
    * long the state was on its way (the page's transfer, a route's payload kept until a click), so
    * it never replaces data the engine fetched meanwhile. That needs the two wall clocks to
-   * roughly agree; a hydrating clock behind the taking one counts no time on the way. Entries
-   * taken in keep the age they had when taken (`at`) either way. @default none: no time on the way
+   * roughly agree: a hydrating clock behind the taking one counts no time on the way, and one
+   * ahead by `S` also keeps its own data against a state taken up to `S` after it. Entries taken
+   * in keep the age they had when taken (`at`) either way. @default none: no time on the way
    */
   readonly wallAt?: number | undefined;
   readonly entries: ReadonlyArray<readonly [key: string, data: unknown, updatedAt: number]>;

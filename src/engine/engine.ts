@@ -68,7 +68,8 @@ export interface Engine extends StitchEngineLike {
    * Writes the cached data of a read (an optimistic update, or a write's answer): `updater` is
    * the new data, or a function of the current data (`undefined` when there is none) returning
    * it; `undefined`, or the current data itself, leaves the key as it was (nothing is aborted,
-   * nobody re-renders). Otherwise a request in flight for the key is aborted first
+   * nobody re-renders): return a new object, as React state asks, since one changed in place is
+   * the current data. Otherwise a request in flight for the key is aborted first
    * (its socket closed), with a `DOMException` `AbortError` naming this `setData` as the reason,
    * so its late answer never replaces the written data; mounted readers show the written data
    * (one render per write) and no error. A function is always taken as an updater.

@@ -32,7 +32,8 @@ export interface RefetchTriggers {
   /**
    * Refetch every this many ms while the app is visible. A poll is scheduled only once the
    * previous request for the key has settled, so polls never overlap; a hook whose poll is due
-   * joins a request another reader started for the key. `0`: no polling. @default 0
+   * joins a request another reader started for the key (with `coalesce: false`, it waits a
+   * period after that request instead). `0`: no polling. @default 0
    */
   refetchInterval?: number | undefined;
 }

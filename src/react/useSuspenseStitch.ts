@@ -22,7 +22,8 @@ export interface UseSuspenseStitchOptions {
    * React never says when it abandons a suspended render (its boundary unmounted, say). Every
    * half this many ms a suspended read asks React to render again, and one that no render came
    * back for is released: a read React abandoned goes within this many ms of its last render. A
-   * slow read React still waits for is never cut. @default 30_000
+   * slow read React still waits for is never cut, as long as React renders the component again
+   * within half this after a ping (15 s at the default). @default 30_000
    */
   abandonAfter?: number | undefined;
 }
