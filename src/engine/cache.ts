@@ -194,7 +194,7 @@ export type CacheObserver = (key: string, snapshot: CacheSnapshot | undefined, r
 /**
  * The engine's cache: one snapshot per key, in memory (snapshots are read synchronously by
  * renders), bounded by `maxEntries` with least-recently-used eviction. Keys someone subscribes
- * to are never evicted.
+ * to, or whose request is in flight, are never evicted.
  * @param observe hears each change, after the key's subscribers. @default none
  */
 export function createCache(clock: Clock, maxEntries: number, observe?: CacheObserver) {
@@ -233,6 +233,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     newest = entry;
   };
 
+  /** Someone subscribes to it, or its request is in flight: eviction must not take it. */
+  const inUse = (entry: Entry) => entry.listeners.size > 0 || entry.snapshot.fetching;
+
   const touch = (key: string): Entry => {
     const recent = key === latest ? entries.get(key) : undefined;
     if (recent) return recent;
@@ -250,7 +253,8 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       };
     // Map order is insertion order: re-inserting makes this the most recently used.
     entries.set(key, entry);
-    if (entry.listeners.size === 0) idleNewest(entry);
+    if (inUse(entry)) unlink(entry);
+    else idleNewest(entry);
     latest = key;
     return entry;
   };
@@ -271,6 +275,11 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     const next = patched(entry.snapshot, patch);
     if (next === entry.snapshot) return;
     entry.snapshot = next;
+    // A request for it starting or ending moves it off or back onto the idle list.
+    if (inUse(entry)) {
+      unlink(entry);
+      if (latest === key) latest = undefined;
+    } else if (!entry.idle) idleNewest(entry);
     evict();
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
@@ -324,7 +333,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       return () => {
         if (!off()) return;
         // The last reader gone, the entry may be evicted again, as the most recently used.
-        if (entry.listeners.size === 0 && entries.get(key) === entry) {
+        if (!inUse(entry) && entries.get(key) === entry) {
           idleNewest(entry);
           // Now the most recent of the idle ones: the key touched last may no longer be.
           if (key !== latest) latest = undefined;

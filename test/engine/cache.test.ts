@@ -81,6 +81,18 @@ describe('createCache', () => {
     expect(cache.snapshot('d').data).toBe(4);
   });
 
+  it('never evicts a key whose request is in flight: its snapshot still says fetching', () => {
+    const cache = createCache(createManualClock(), 1);
+    cache.fetching('held', true);
+    cache.store('other', 1);
+    cache.store('another', 2);
+    expect(cache.snapshot('held').fetching).toBe(true);
+    expect(cache.snapshot('other').data).toBeUndefined();
+    // Its request done, it is the most recently used of the idle ones.
+    cache.store('held', 'data', true);
+    expect(cache.list().map(([key]) => key)).toEqual(['held']);
+  });
+
   it('a key whose last subscriber leaves is evictable again, as the most recently used', () => {
     const cache = createCache(createManualClock(), 1);
     const leave = cache.subscribe('a', () => {});
@@ -302,7 +314,7 @@ describe('least recently used', () => {
 });
 
 describe('eviction against a model', () => {
-  it('keeps exactly what a plain least-recently-used list keeps, through reads, subscribers and leaves', () => {
+  it('keeps exactly what a plain least-recently-used list keeps, through reads, subscribers, leaves and requests', () => {
     // A small seeded generator: the same sequence of operations on every run.
     let seed = 7;
     const random = (below: number) => {
@@ -312,21 +324,23 @@ describe('eviction against a model', () => {
     const size = 4;
     const cache = createCache(createManualClock(), size);
     const fresh = { ttl: 1_000, staleWhileRevalidate: 0, scope: undefined };
-    // The model: every key, least recently used first; which keys have readers.
+    // The model: every key, least recently used first; which keys have readers, which a request
+    // in flight (both in use: never evicted).
     let order: string[] = [];
     const readers = new Map<string, Array<() => void>>();
+    const fetching = new Set<string>();
     const use = (key: string) => {
       order = [...order.filter((other) => other !== key), key];
     };
     const evict = () => {
       for (const key of [...order]) {
         if (order.length <= size) return;
-        if (!readers.get(key)?.length) order = order.filter((other) => other !== key);
+        if (!readers.get(key)?.length && !fetching.has(key)) order = order.filter((other) => other !== key);
       }
     };
     for (let step = 0; step < 2_000; step++) {
       const key = `k${random(9)}`;
-      const operation = random(4);
+      const operation = random(6);
       if (operation === 0) {
         cache.store(key, step);
         use(key);
@@ -336,13 +350,23 @@ describe('eviction against a model', () => {
       } else if (operation === 2) {
         readers.set(key, [...(readers.get(key) ?? []), cache.subscribe(key, () => {})]);
         use(key);
-      } else {
+      } else if (operation === 3) {
         const leave = readers.get(key)?.pop();
         if (leave) {
           leave();
           // A key left by its last reader is the most recently used of the idle ones.
           if (!readers.get(key)?.length && order.includes(key)) use(key);
         }
+      } else if (operation === 4 && !fetching.has(key)) {
+        cache.fetching(key, true);
+        fetching.add(key);
+        use(key);
+        evict();
+      } else if (operation === 5 && fetching.has(key)) {
+        cache.fetching(key, false);
+        fetching.delete(key);
+        use(key);
+        evict();
       }
       const held = cache.list().map(([listed]) => listed);
       expect(held.sort(), `step ${step}`).toEqual([...order].sort());
