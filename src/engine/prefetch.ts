@@ -1,5 +1,5 @@
 import type { CallOptions, Stitch } from './definition';
-import { configError } from './errors';
+import { configError, type StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 import type { SafeResult } from './run';
@@ -20,7 +20,7 @@ export type PrefetchOptions = Pick<CallOptions, 'signal' | 'engine' | 'revalidat
  * cached, unless an `invalidate` while it was in flight made that answer outdated: the next reader
  * then fetches again), or
  * `{ ok: false, error }` when it failed, or was aborted (`error.kind === 'aborted'`, `cause`
- * the reason), or the stitch is a write (`kind: 'config'`, nothing sent).
+ * the reason), or the stitch is a write or no stitch at all (`kind: 'config'`, nothing sent).
  * @example
  * const controller = new AbortController(); // the loader's
  * void prefetch(getUser, { params: { id: 7 } }, { signal: controller.signal, engine });
@@ -30,10 +30,13 @@ export function prefetch<TData, TInput extends StitchInput>(
   input: InputArg<TInput>,
   options: PrefetchOptions = {},
 ): Promise<SafeResult<TData>> {
-  const { name } = stitch.definition;
-  if (stitch.definition.kind === 'write') {
-    const error = configError(name, 'method', 'prefetch applies to reads (GET, HEAD): writes are not cached');
-    return Promise.resolve({ ok: false, data: null, error });
-  }
+  const refused = (error: StitchError) => Promise.resolve({ ok: false as const, data: null, error });
+  const definition = (stitch as Partial<Stitch<TData, TInput>> | null | undefined)?.definition;
+  if (typeof definition !== 'object' || definition === null)
+    return refused(configError(undefined, 'prefetch', 'takes a stitch first'));
+  if (definition.kind === 'write')
+    return refused(
+      configError(definition.name, 'method', 'prefetch applies to reads (GET, HEAD): writes are not cached'),
+    );
   return invoke(stitch, input as TInput, options).safe();
 }

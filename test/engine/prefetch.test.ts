@@ -94,4 +94,15 @@ describe('prefetch', () => {
     });
     expect(vendor.requests()).toBe(0);
   });
+
+  it.each([undefined, null, {}])(
+    'refuses %s as no stitch, resolving (a fire-and-forget loader never throws)',
+    async (notStitch) => {
+      await expect(prefetch(notStitch as never, {})).resolves.toMatchObject({
+        ok: false,
+        data: null,
+        error: { kind: 'config', field: 'prefetch' },
+      });
+    },
+  );
 });
