@@ -8,6 +8,7 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { Lanes } from './Lanes';
+import { EMPTY } from './model';
 import type { SharedDevtoolsModel } from './shared';
 import { CacheTable, StateTables } from './Tables';
 import { button, PALETTE } from './theme';
@@ -35,12 +36,15 @@ function useTicks(ticking: boolean) {
   }, [ticking]);
 }
 
+const serverSnapshot = () => EMPTY;
+
 /**
  * The floating panel: tabs for requests, cache, and breakers with throttle queues. Resized by
  * dragging its corner or with the arrow keys on the resize handle; never wider than the viewport.
  */
 export function Panel({ model, onClose }: PanelProps) {
-  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, model.getSnapshot);
+  // A server renders the empty model (nothing watches there): so does a hydrating client first.
+  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, serverSnapshot);
   const [tab, setTab] = useState<Tab>('Requests');
   const [size, setSize] = useState({ width: 560, height: 420 });
   const id = useId();

@@ -1,5 +1,5 @@
 import { useRef, useSyncExternalStore } from 'react';
-import type { DevtoolsSnapshot } from './model';
+import { type DevtoolsSnapshot, EMPTY } from './model';
 import { type InspectorOptions, useDevtoolsModel, useWatching } from './shared';
 
 /** Whether `a` and `b` are the same value, or arrays of the same items in the same order. */
@@ -40,5 +40,11 @@ export function useStitchInspector<TSelected>(
     last.current = { snapshot, select, selected };
     return selected;
   };
-  return useSyncExternalStore(model.subscribe, read, read);
+  // A server selects from the empty model (nothing watches there): so does a hydrating client first.
+  const served = useRef<{ select: typeof select; selected: TSelected }>(undefined);
+  const readServer = () => {
+    if (served.current?.select !== select) served.current = { select, selected: select(EMPTY) };
+    return served.current.selected;
+  };
+  return useSyncExternalStore(model.subscribe, read, readServer);
 }
