@@ -132,9 +132,11 @@ export function openLease(
     lease.link.dispose();
     for (const off of lease.signals.values()) off();
     lease.signals.clear();
-    // A failure no render comes to see (its boundary went away) is not kept past a period: a
-    // later reader of the key reads it again.
-    if (!settled.ok && byKey.get(key) === lease) {
+    // A success is in the cache by now, where its readers find it (and whence `cacheSize` evicts
+    // it): the lease has done its work. A failure no render comes to see (its boundary went away)
+    // is not kept past a period: a later reader of the key reads it again.
+    if (settled.ok) forget(engine, key, lease);
+    else if (byKey.get(key) === lease) {
       lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
     }
     lease.wakeUp();

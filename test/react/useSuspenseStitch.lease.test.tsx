@@ -9,6 +9,7 @@ import { act, render, screen } from '@testing-library/react';
 import { Suspense, startTransition, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
+import { leasesOf } from '../../src/react/leases';
 import type { ManualClock } from '../helpers/clock';
 import type { Vendor } from '../helpers/vendor';
 import { flushMicrotasks, type Harness, setup } from './harness';
@@ -101,6 +102,19 @@ describe('the suspended read', () => {
     expect(screen.getByText('user Ada')).toBeTruthy();
     expect(vendor.requests()).toBe(1);
     expect(clock.pending()).toBe(0);
+  });
+
+  it("a read that succeeded is the cache's alone: nothing of it stays with the hook (cacheSize bounds it)", async () => {
+    const { vendor, engine, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const { rerender } = render(<Page getUser={getUser} id={1} />, { wrapper });
+    for (let id = 1; id <= 3; id++) {
+      if (id > 1) await act(async () => rerender(<Page getUser={getUser} id={id} />));
+      await vendor.arrival(id);
+      await answer(id, { body: { id, name: `User ${id}` } });
+      expect(screen.getByText(`user User ${id}`)).toBeTruthy();
+    }
+    expect(leasesOf(engine).size).toBe(0);
   });
 
   it('abandoned by React (the tree unmounted while suspended): released within abandonAfter, after a ping nobody answered', async () => {
