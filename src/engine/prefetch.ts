@@ -32,7 +32,7 @@ export function prefetch<TData, TInput extends StitchInput>(
 ): Promise<SafeResult<TData>> {
   const refused = (error: StitchError) => Promise.resolve({ ok: false as const, data: null, error });
   const definition = (stitch as Partial<Stitch<TData, TInput>> | null | undefined)?.definition;
-  if (typeof definition !== 'object' || definition === null)
+  if (typeof stitch !== 'function' || typeof definition !== 'object' || definition === null)
     return refused(configError(undefined, 'prefetch', 'takes a stitch first'));
   if (definition.kind === 'write')
     return refused(

@@ -95,7 +95,7 @@ describe('prefetch', () => {
     expect(vendor.requests()).toBe(0);
   });
 
-  it.each([undefined, null, {}])(
+  it.each([undefined, null, {}, { definition: {} }])(
     'refuses %s as no stitch, resolving (a fire-and-forget loader never throws)',
     async (notStitch) => {
       await expect(prefetch(notStitch as never, {})).resolves.toMatchObject({
