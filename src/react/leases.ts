@@ -223,7 +223,12 @@ export function forget(engine: Engine, key: string, lease: Lease): void {
  * unmounted. The last holder's departure releases the request at once.
  */
 export function dropHolder(engine: Engine, key: string, lease: Lease, holder: object): void {
+  if ((lease as LeaseState).holders.delete(holder)) letGo(engine, key, lease);
+}
+
+/** Releases the request of `lease` at once, superseded, unless a committed component holds it. */
+export function letGo(engine: Engine, key: string, lease: Lease): void {
   const state = lease as LeaseState;
-  if (!state.holders.delete(holder) || state.holders.size > 0 || state.settled) return;
+  if (state.holders.size > 0 || state.settled) return;
   release(engine, key, state, superseded());
 }

@@ -3,7 +3,16 @@ import type { CallArgs, InputArg, Stitch, StitchInput } from '../index';
 import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
-import { dropHolder, failureThrown, forget, type Lease, leasesOf, openLease, renewLease } from './leases';
+import {
+  dropHolder,
+  failureThrown,
+  forget,
+  type Lease,
+  leasesOf,
+  letGo,
+  openLease,
+  renewLease,
+} from './leases';
 import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
 
@@ -57,6 +66,9 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const committed = useRef(false);
   // The key of the last commit: what is on screen.
   const shown = useRef<string | undefined>(undefined);
+  // The lease of a transition still pending, perhaps, let go of by a render of the key on screen
+  // (see below): a render of it renews it, one of yet another key supersedes it.
+  const parked = useRef<{ key: string; lease: Lease } | undefined>(undefined);
   useEffect(() => {
     shown.current = key;
   }, [key]);
@@ -67,10 +79,11 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       committed.current = false;
       // A microtask later, so StrictMode's simulated unmount and remount keep the lease.
       queueMicrotask(() => {
-        const current = held.current;
-        if (committed.current || !current) return;
-        held.current = undefined;
-        dropHolder(engine, current.key, current.lease, held);
+        if (committed.current) return;
+        const [current, waiting] = [held.current, parked.current];
+        held.current = parked.current = undefined;
+        if (current) dropHolder(engine, current.key, current.lease, held);
+        if (waiting) letGo(engine, waiting.key, waiting.lease);
       });
     };
   }, [engine]);
@@ -100,8 +113,17 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     // committed key again while a transition to that other key still suspends: the lease is only
     // let go of here (a render that comes back for it renews it; else it goes within
     // `abandonAfter`). Releasing it would send the transition's read again at its next try.
-    if (previous.key !== key && key === shown.current) previous.lease.holders.delete(held);
-    else dropHolder(engine, previous.key, previous.lease, held);
+    if (previous.key !== key && key === shown.current) {
+      previous.lease.holders.delete(held);
+      parked.current = previous;
+    } else dropHolder(engine, previous.key, previous.lease, held);
+  }
+  // A render of neither the key on screen nor the parked one: React renders a newer input (the
+  // next keystroke of a deferred value, the next route), so the parked read goes at once.
+  const waiting = parked.current;
+  if (waiting && key !== shown.current) {
+    parked.current = undefined;
+    if (waiting.key !== key) letGo(engine, waiting.key, waiting.lease);
   }
   if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
 

@@ -6,7 +6,7 @@
  * on the manual clock.
  */
 import { act, render, screen } from '@testing-library/react';
-import { Suspense, startTransition, useState } from 'react';
+import { Suspense, startTransition, useDeferredValue, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useSuspenseStitch } from '../../src/react/index';
 import { leasesOf } from '../../src/react/leases';
@@ -60,6 +60,27 @@ function Ticking({
   controls.setId = (next) => startTransition(() => setId(next));
   controls.tick = () => setTicks((n) => n + 1);
   return <Page getUser={getUser} id={id} />;
+}
+
+/**
+ * Search as you type with React's own pattern: the results read a deferred id, and are not
+ * memoised, so each keystroke renders them on the id on screen before the new one.
+ */
+function DeferredSearch({
+  getUser,
+  controls,
+}: {
+  getUser: UserStitch;
+  controls: { type: (id: number) => void };
+}) {
+  const [id, setId] = useState(1);
+  controls.type = setId;
+  const deferred = useDeferredValue(id);
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <Profile getUser={getUser} id={deferred} />
+    </Suspense>
+  );
 }
 
 /** The profile on a signal made at every render; `made` receives each render's controller. */
@@ -164,6 +185,24 @@ describe('the suspended read', () => {
     await answer(2, { body: { id: 2, name: 'Two' } });
     expect(screen.getByText('user Two')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
+  });
+
+  it('typed over with useDeferredValue: each superseded read is let go at once, the last one shown', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const controls = { type: (_id: number) => {} };
+    render(<DeferredSearch getUser={getUser} controls={controls} />, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    for (const id of [2, 3, 4]) {
+      await act(async () => controls.type(id));
+      await vendor.arrival(id);
+    }
+    for (const id of [2, 3]) expect(await vendor.hangUp(id)).toMatchObject({ hungUp: true, answered: false });
+    expect(screen.getByText('user One')).toBeTruthy();
+    await answer(4, { body: { id: 4, name: 'Four' } });
+    expect(screen.getByText('user Four')).toBeTruthy();
+    expect(vendor.requests()).toBe(4);
   });
 
   it('an unmount of a committed, suspended component lets go of its request at once', async () => {
