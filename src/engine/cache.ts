@@ -275,11 +275,10 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     const next = patched(entry.snapshot, patch);
     if (next === entry.snapshot) return;
     entry.snapshot = next;
-    // A request for it starting or ending moves it off or back onto the idle list.
-    if (inUse(entry)) {
-      unlink(entry);
-      if (latest === key) latest = undefined;
-    } else if (!entry.idle) idleNewest(entry);
+    // A request for it starting or ending moves it off or back onto the idle list (as the most
+    // recently used: `latest` stays right).
+    if (inUse(entry)) unlink(entry);
+    else if (!entry.idle) idleNewest(entry);
     evict();
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);

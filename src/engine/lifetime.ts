@@ -39,7 +39,7 @@ export class Lifetime implements Deadline {
   constructor(clock: Clock, total: number | undefined) {
     this.#clock = clock;
     this.#total = total ?? Number.POSITIVE_INFINITY;
-    this.#ends = clock.now() + this.#total;
+    this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
     this.#own = own(this.#controller.signal);
     this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total, () => this.#expire(total));
   }
@@ -51,6 +51,8 @@ export class Lifetime implements Deadline {
    * passed. Ask it before work starts that the deadline would only cut.
    */
   passed(): boolean {
+    // Unbounded (no total timeout): nothing to read the clock for.
+    if (this.#ends === Number.POSITIVE_INFINITY) return false;
     if (!this.expired && !this.ended && this.remaining() < 1) this.#expire(this.#total);
     return this.expired;
   }
