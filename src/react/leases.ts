@@ -34,6 +34,11 @@ interface LeaseState extends Lease {
   readonly signals: Map<AbortSignal, () => void>;
   /** A render passed no signal: no reader's abort can end the read, only its abandonment. */
   unsignalled: boolean;
+  /**
+   * A component that has not committed renewed it (a new mount, suspended): no holder, yet it
+   * may still wait, which only a ping finds out.
+   */
+  unheld: boolean;
   /** Its failure was thrown to a render: it goes {@link FAILURE_SHOWN} ms after the first throw. */
   thrown: boolean;
 }
@@ -102,6 +107,7 @@ export function openLease(
     cancelTimer: () => {},
     signals: new Map(),
     unsignalled: false,
+    unheld: false,
     thrown: false,
   };
   freshWake(lease);
@@ -158,9 +164,16 @@ export function openLease(
  * one's reason), never while a reader passed none. A reader whose own signal aborted re-renders
  * and shows that abort alone (see `useSuspenseStitch`); one on a live signal reads again.
  */
-export function renewLease(engine: Engine, key: string, lease: Lease, signal: AbortSignal | undefined): void {
+export function renewLease(
+  engine: Engine,
+  key: string,
+  lease: Lease,
+  signal: AbortSignal | undefined,
+  held: boolean,
+): void {
   const state = lease as LeaseState;
   state.awaiting = false;
+  if (!held) state.unheld = true;
   if (!signal) {
     state.unsignalled = true;
     return;
@@ -226,9 +239,14 @@ export function dropHolder(engine: Engine, key: string, lease: Lease, holder: ob
   if ((lease as LeaseState).holders.delete(holder)) letGo(engine, key, lease);
 }
 
-/** Releases the request of `lease` at once, superseded, unless a committed component holds it. */
+/**
+ * Releases the request of `lease` at once, superseded, unless a committed component holds it. A
+ * lease a new mount renewed is pinged instead: that reader, if it still waits, renders again and
+ * renews it (its request goes on, sent once); if not, the next tick releases it.
+ */
 export function letGo(engine: Engine, key: string, lease: Lease): void {
   const state = lease as LeaseState;
   if (state.holders.size > 0 || state.settled) return;
-  release(engine, key, state, superseded());
+  if (state.unheld) ping(state);
+  else release(engine, key, state, superseded());
 }

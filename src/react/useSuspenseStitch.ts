@@ -43,8 +43,9 @@ export interface UseSuspenseStitchOptions {
  * (React renders a failed component again before it shows the boundary, after the rest of a slow
  * render), so a boundary reset within it shows the failure again, and one after it reads again.
  * The suspended request is one reference, released at once when a committed component re-keys
- * or unmounts, or the enclosing `StitchScope` resets or `signal` aborts; a render abandoned
- * before its first commit is released within `abandonAfter`. An invalidation of the key
+ * or unmounts (unless a new mount still waits on it: it goes on for that one, sent once), or the
+ * enclosing `StitchScope` resets or `signal` aborts; a render abandoned before its first commit
+ * is released within `abandonAfter`. An invalidation of the key
  * refetches in the background, the invalidated data shown meanwhile.
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
@@ -157,7 +158,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       start: () => stitch(...([input, { engine, signal: link.signal }] as CallArgs<TInput>)).safe(),
     });
   }
-  renewLease(engine, key, lease, options.signal);
+  renewLease(engine, key, lease, options.signal, committed.current);
   if (committed.current) {
     lease.holders.add(held);
     held.current = { key, lease };

@@ -205,6 +205,36 @@ describe('the suspended read', () => {
     expect(vendor.requests()).toBe(4);
   });
 
+  it.each([
+    ['re-keys', 3],
+    ['unmounts', undefined],
+  ])(
+    'the committed reader %s while a new mount still waits on its read: the read goes on for it, sent once',
+    async (_, next) => {
+      const { vendor, wrapper, answer } = await setup();
+      const getUser = userStitch(vendor);
+      const second = (id: number | undefined) => (
+        <>
+          {id === undefined ? null : <Page getUser={getUser} id={id} />}
+          <Page getUser={getUser} id={2} />
+        </>
+      );
+      const { rerender } = render(<Page getUser={getUser} id={1} />, { wrapper });
+      await vendor.arrival(1);
+      await answer(1, { body: { id: 1, name: 'One' } });
+      await act(async () => rerender(<Page getUser={getUser} id={2} />));
+      await vendor.arrival(2);
+      // A new reader of 2 mounts in its own boundary: it has never committed.
+      await act(async () => rerender(second(2)));
+      await act(async () => rerender(second(next)));
+      if (next !== undefined) await vendor.arrival(next);
+      expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+      await answer(2, { body: { id: 2, name: 'Two' } });
+      expect(screen.getAllByText('user Two').length).toBeGreaterThan(0);
+      expect(vendor.requests()).toBe(next === undefined ? 2 : 3);
+    },
+  );
+
   it('an unmount of a committed, suspended component lets go of its request at once', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
