@@ -26,7 +26,8 @@ const UNSCOPED = new AbortController().signal;
  */
 export function StitchScope({ resetKey, children }: StitchScopeProps) {
   const parent = useContext(ScopeContext);
-  // The scope the last commit showed, and the one the last render chose. A new key (or a parent's
+  // The scope the last commit showed, and the one the last render of another chose (a navigation
+  // that may still be pending, or the one just committed). A new key (or a parent's
   // reset: a new parent signal, whose old one the parent aborts only after this scope stopped
   // following it) gets a new controller at render, aborted once the change commits. A render
   // thrown away (a transition undone before it committed) changes nothing: going back to the key
@@ -41,7 +42,9 @@ export function StitchScope({ resetKey, children }: StitchScopeProps) {
     : matches(rendered.current)
       ? rendered.current
       : { key: resetKey, parent, controller: new AbortController(), mounted: false };
-  rendered.current = current;
+  // A render of the scope on screen (an urgent update while a navigation is pending) leaves the
+  // pending one's scope as it is: React's next try of that navigation renders on it again.
+  if (current !== committed.current) rendered.current = current;
 
   useEffect(() => {
     // Shown again after a hide (`<Activity>`) whose cleanup aborted it: a live controller, and a

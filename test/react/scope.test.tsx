@@ -18,6 +18,7 @@ import {
 } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
+import { Boundary } from './boundary';
 import { actAtOnce, flushMicrotasks, type Recorder, recorder, renderStrict, setup } from './harness';
 import { Reader, type User, type UserStitch, userStitch } from './users';
 
@@ -119,6 +120,32 @@ function Navigation({
       <StitchScope resetKey={path}>
         <Reader getUser={getUser} id={1} />
         {path === 'b' ? <Suspending getUser={getUser} id={2} /> : null}
+      </StitchScope>
+    </Suspense>
+  );
+}
+
+/**
+ * {@link Navigation} with an error boundary around its page, and a clock whose ticks re-render
+ * the route on screen (`go.tick`), as an urgent update does while a navigation is pending.
+ */
+function TickingNavigation({
+  getUser,
+  go,
+}: {
+  getUser: UserStitch;
+  go: { to: (path: string) => void; tick: () => void };
+}) {
+  const [path, setPath] = useState('a');
+  const [ticks, setTicks] = useState(0);
+  const [, startTransition] = useTransition();
+  go.to = (next) => startTransition(() => setPath(next));
+  go.tick = () => setTicks((n) => n + 1);
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <p>{`tick ${ticks}`}</p>
+      <StitchScope resetKey={path}>
+        <Boundary>{path === 'b' ? <Suspending getUser={getUser} id={2} /> : <p>page a</p>}</Boundary>
       </StitchScope>
     </Suspense>
   );
@@ -235,6 +262,20 @@ describe('a reset aborts only its own subtree', () => {
     await vendor.arrival(3);
     await answer(requestFor(vendor, '/users/2'), { body: { id: 2, name: 'Grace' } });
     expect(screen.getByTestId('more').textContent).toBe('success Grace');
+  });
+
+  it('a navigation that fails, with an urgent update while it was pending: sent once, its failure shown', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const go = { to: (_path: string) => {}, tick: () => {} };
+    render(<TickingNavigation getUser={getUser} go={go} />, { wrapper });
+    act(() => go.to('b'));
+    await vendor.arrival(1);
+    await act(async () => go.tick());
+    expect(screen.getByText('page a')).toBeTruthy();
+    await answer(1, { status: 404, body: { error: 'gone' } });
+    expect(await screen.findByText('failed: http')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
   });
 
   it("work started in an event handler with useStitchScope()'s signal is aborted on reset", async () => {
