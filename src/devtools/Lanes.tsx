@@ -18,17 +18,18 @@ const path = (url: string) => {
   }
 };
 
+/** The status colour each attempt's outcome is drawn in. */
+const SHOWN_AS: Record<AttemptView['outcome'], keyof typeof PALETTE.status> = {
+  'in-flight': 'sent',
+  answered: 'answered',
+  failed: 'failed',
+  timeout: 'failed',
+  cancelled: 'cancelled',
+  kept: 'coalesced',
+};
+
 function Attempt({ attempt }: { attempt: AttemptView }) {
-  const colour =
-    PALETTE.status[
-      attempt.outcome === 'in-flight'
-        ? 'sent'
-        : attempt.outcome === 'timeout'
-          ? 'failed'
-          : attempt.outcome === 'kept'
-            ? 'coalesced'
-            : attempt.outcome
-    ];
+  const colour = PALETTE.status[SHOWN_AS[attempt.outcome]];
   return (
     <li data-testid="devtools-attempt" data-outcome={attempt.outcome} style={{ color: colour }}>
       #{attempt.attempt} {attempt.status ?? ''} {attempt.outcome}

@@ -209,14 +209,12 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
  * in Redis must not reveal a password), else a 64-bit hash. Empty for a call without any.
  */
 async function principalOf(context: ExecutionContext<unknown>): Promise<string> {
-  const { request, parts, definition } = context;
+  const { request, parts } = context;
   let headers = request.headers;
   // The first attempt's, as the hook will make them (it is asked once more for this, as a preview).
   if (parts.headers) {
     headers = new Headers(headers);
-    const { run, url } = context;
-    const outgoing = { run, stitch: definition.name, attempt: 1, method: request.method, url, preview: true };
-    addHeaders(parts.headers, outgoing, headers);
+    addHeaders(parts.headers, context, 1, true, headers);
   }
   const credentials: string[] = [];
   headers.forEach((value, name) => {

@@ -3,6 +3,7 @@
  * `traceparent`, say), after the stitch's own and the idempotency key, before the `request` event
  * and the `onRequest` hook, so both see them (secret names redacted).
  */
+import type { ExecutionContext } from './context';
 import { configError } from './errors';
 
 /** What the `headers` option is told about an attempt about to leave. */
@@ -38,12 +39,20 @@ export function checkHeadersHook(hook: unknown): HeadersHook | undefined {
 }
 
 /**
- * Adds what `hook` returns to `headers`. A hook that throws (or returns a header the platform
+ * Adds to `headers` what the engine's `headers` hook returns for attempt `attempt` of the call
+ * (`preview`: asked before any attempt). A hook that throws (or returns a header the platform
  * refuses) adds nothing: like a trace sink, it cannot fail the request it observes.
  */
-export function addHeaders(hook: HeadersHook, request: OutgoingRequest, headers: Headers): void {
+export function addHeaders(
+  hook: HeadersHook,
+  context: ExecutionContext<unknown>,
+  attempt: number,
+  preview: boolean,
+  headers: Headers,
+): void {
+  const { run, url, definition, request } = context;
   try {
-    const extra = hook(request);
+    const extra = hook({ run, stitch: definition.name, attempt, method: request.method, url, preview });
     if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   } catch {
     // Observers cannot fail a request.

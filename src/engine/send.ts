@@ -43,17 +43,7 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   if (context.idempotencyKey !== undefined) {
     headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
   }
-  if (hook) {
-    const outgoing = {
-      run: context.run,
-      stitch: definition.name,
-      attempt,
-      method: request.method,
-      url: context.url,
-      preview: false,
-    };
-    addHeaders(hook, outgoing, headers);
-  }
+  if (hook) addHeaders(hook, context as ExecutionContext<unknown>, attempt, false, headers);
   safely(onRequest, {
     stitch: definition.name,
     attempt,

@@ -15,7 +15,7 @@ import {
   stitch,
 } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
-import { collect, rejection, startScenario } from '../helpers/runs';
+import { collect, rejection, type ScenarioOptions, startScenario } from '../helpers/runs';
 
 /** The query names the issue lists, as callers spell them (the match ignores case). */
 const CREDENTIAL_NAMES = (
@@ -24,6 +24,16 @@ const CREDENTIAL_NAMES = (
 ).split(' ');
 
 const secretFor = (name: string) => `sk-${name.toLowerCase()}-value-0x5e`;
+
+/** A scenario whose engine traces every event of its runs into `traced`. */
+async function tracedScenario(options: Omit<ScenarioOptions, 'engine'>) {
+  const traced: StitchEvent[] = [];
+  const scenario = await startScenario({
+    ...options,
+    engine: { trace: { handle: (event) => traced.push(event) } },
+  });
+  return { ...scenario, traced };
+}
 
 /** Everything a run shows: its events (streamed and traced), report and error, serialised. */
 async function shown(run: StitchRun<unknown>, traced: StitchEvent[]) {
@@ -54,9 +64,7 @@ describe('credential query names', () => {
   it.each(CREDENTIAL_NAMES)(
     '%s: the vendor gets it; no event, report, error url or error JSON shows it; the echoing error body neither',
     async (name) => {
-      const traced: StitchEvent[] = [];
-      const { vendor, engine } = await startScenario({
-        engine: { trace: { handle: (event) => traced.push(event) } },
+      const { vendor, engine, traced } = await tracedScenario({
         // The vendor echoes what it got, credentials included, in its error page.
         respond: (entry) => ({
           status: 401,
@@ -98,9 +106,7 @@ describe('a credential the vendor echoes back', () => {
   });
 
   it('as a body that is not JSON: the invalid error, its report and events never quote it', async () => {
-    const traced: StitchEvent[] = [];
-    const { vendor, engine } = await startScenario({
-      engine: { trace: { handle: (event) => traced.push(event) } },
+    const { vendor, engine, traced } = await tracedScenario({
       // Short enough for the parser's message to quote it whole.
       respond: (entry) => ({
         status: 200,
@@ -121,10 +127,8 @@ describe('a credential the vendor echoes back', () => {
   });
 
   it('in a body the parser quotes cut short: no part of it is shown (the parser says where, not what)', async () => {
-    const traced: StitchEvent[] = [];
     const secret = 'sk_live_51Hx9QzL2eKpT7vYw3';
-    const { vendor, engine } = await startScenario({
-      engine: { trace: { handle: (event) => traced.push(event) } },
+    const { vendor, engine, traced } = await tracedScenario({
       respond: (entry) => ({
         status: 200,
         headers: { 'content-type': 'application/json' },
@@ -144,9 +148,7 @@ describe('a credential the vendor echoes back', () => {
   });
 
   it('in the status line (its reason phrase): the http error, its report and events never quote it', async () => {
-    const traced: StitchEvent[] = [];
-    const { vendor, engine } = await startScenario({
-      engine: { trace: { handle: (event) => traced.push(event) } },
+    const { vendor, engine, traced } = await tracedScenario({
       respond: (entry) => ({
         status: 401,
         statusText: `invalid token ${entry.query.get('token')} / ${entry.headers.authorization}`,
@@ -264,10 +266,7 @@ describe('a credential the vendor echoes back', () => {
 
   it('in an input validator’s refusal quoting the input: nothing shows it, and nothing is sent', async () => {
     const secret = 'sk-live-input-check-0x4a';
-    const traced: StitchEvent[] = [];
-    const { vendor, engine } = await startScenario({
-      engine: { trace: { handle: (event) => traced.push(event) } },
-    });
+    const { vendor, engine, traced } = await tracedScenario({});
     const quoting = (data: unknown) => `saw ${JSON.stringify(data)}`;
     const inputs = [
       // A thrown instance of a class of its own (not an Error), quoting what it saw.
