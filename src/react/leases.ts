@@ -45,6 +45,37 @@ interface LeaseState extends Lease {
 
 const registry = new WeakMap<Engine, Map<string, LeaseState>>();
 
+/** Per engine and key, how to let go of the data a suspended read left in the cache for its renders. */
+const kept = new WeakMap<Engine, Map<string, () => void>>();
+
+/**
+ * Keeps the data of `key` in the cache (`hold` is a subscription to it) until a component
+ * commits the key ({@link keyShown}), or for `abandonAfter` ms if none does.
+ */
+function keepUntilShown(engine: Engine, key: string, hold: () => void, abandonAfter: number) {
+  let byKey = kept.get(engine);
+  if (!byKey) {
+    byKey = new Map();
+    kept.set(engine, byKey);
+  }
+  byKey.get(key)?.();
+  const cancelTimer = engine.clock.schedule(abandonAfter, () => release());
+  const release = () => {
+    if (byKey.get(key) === release) byKey.delete(key);
+    cancelTimer();
+    hold();
+  };
+  byKey.set(key, release);
+}
+
+/**
+ * A component committed `key`: it subscribes to the key's data itself, which a suspended read no
+ * longer needs to keep.
+ */
+export function keyShown(engine: Engine, key: string): void {
+  kept.get(engine)?.get(key)?.();
+}
+
 /** The leases of one engine, by key. */
 export function leasesOf(engine: Engine): Map<string, Lease> {
   let byKey = registry.get(engine);
@@ -132,19 +163,23 @@ export function openLease(
     wakeUp();
   });
   result.then((settled) => {
-    unwatch();
     lease.settled = settled;
     lease.cancelTimer();
     lease.link.dispose();
     for (const off of lease.signals.values()) off();
     lease.signals.clear();
-    // A success is in the cache by now, where its readers find it (and whence `cacheSize` evicts
-    // it): the lease has done its work. A failure no render comes to see (its boundary went away)
-    // is not kept past a period: a later reader of the key reads it again.
-    if (settled.ok) forget(engine, key, lease);
-    else if (byKey.get(key) === lease) {
+    // A success is in the cache by now, where its readers find it: the lease has done its work.
+    // Its subscription stays until a component commits the key, so that `cacheSize` cannot evict
+    // the data before React renders it (with more keys suspended at once than it, each read would
+    // be sent again, without end). A failure no render comes to see (its boundary went away) is
+    // not kept past a period: a later reader of the key reads it again.
+    if (settled.ok) {
+      forget(engine, key, lease);
+      keepUntilShown(engine, key, unwatch, options.abandonAfter);
+    } else if (byKey.get(key) === lease) {
+      unwatch();
       lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
-    }
+    } else unwatch();
     lease.wakeUp();
   });
   // A new read of a stitch may be a component that moved off another key before any of its

@@ -7,6 +7,7 @@ import {
   dropHolder,
   failureThrown,
   forget,
+  keyShown,
   type Lease,
   leasesOf,
   letGo,
@@ -72,7 +73,9 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const parked = useRef<{ key: string; lease: Lease } | undefined>(undefined);
   useEffect(() => {
     shown.current = key;
-  }, [key]);
+    // After `useSyncExternalStore` subscribed to it: the data stays in use throughout.
+    keyShown(engine, key);
+  }, [engine, key]);
 
   useEffect(() => {
     committed.current = true;

@@ -6,7 +6,7 @@
 import { act, cleanup, render } from '@testing-library/react';
 import { type ReactElement, type ReactNode, useEffect } from 'react';
 import { expect, onTestFinished } from 'vitest';
-import type { Engine, StitchEvent, TraceSink } from '../../src/index';
+import type { Engine, EngineOptions, StitchEvent, TraceSink } from '../../src/index';
 import { StitchProvider } from '../../src/react/index';
 import type { ManualClock } from '../helpers/clock';
 import { startScenario } from '../helpers/runs';
@@ -78,6 +78,8 @@ export interface Harness {
 export interface HarnessOptions {
   /** Answers what the vendor's script does not. @default hold every request */
   respond?: (entry: LedgerEntry) => Reply | Promise<Reply>;
+  /** Options of the engine, besides its clock and trace. */
+  engine?: Omit<EngineOptions, 'clock' | 'trace'>;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function setup(options: HarnessOptions = {}): Promise<Harness> {
   const trace = traceLog();
   const { vendor, clock, engine } = await startScenario({
     respond: options.respond ?? (() => 'hold'),
-    engine: { trace: trace.sink },
+    engine: { ...options.engine, trace: trace.sink },
   });
   // Registered after the scenario's own `vendor.close()`: vitest runs these last-first.
   onTestFinished(cleanup);

@@ -319,4 +319,24 @@ describe('the suspended read', () => {
     await answer(2, { body: { id: 7, name: 'Ada' } });
     expect(screen.getByText('user Ada')).toBeTruthy();
   });
+
+  it('more keys suspended at once than cacheSize: each read once, each shown (its data is kept until its component commits)', async () => {
+    const { vendor, clock, wrapper, answer } = await setup({ engine: { cacheSize: 1 } });
+    const getUser = userStitch(vendor);
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} id={1} />
+        <Profile getUser={getUser} id={2} />
+      </Suspense>,
+      { wrapper },
+    );
+    await vendor.arrival(2);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    await answer(2, { body: { id: 2, name: 'Two' } });
+    expect(screen.getByText('user One')).toBeTruthy();
+    expect(screen.getByText('user Two')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+    await onePeriod(clock);
+    expect(clock.pending()).toBe(0);
+  });
 });
