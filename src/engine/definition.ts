@@ -152,7 +152,11 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   baseUrl?: string | undefined;
   /** Headers sent on every call (input headers override them). */
   headers?: Record<string, string> | undefined;
-  /** A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`. */
+  /**
+   * A Standard Schema validator for the response data; a mismatch is `kind: 'invalid'`, and so is
+   * a transform to `undefined` (to the cache and the hooks, `undefined` is no data yet: return
+   * `null` for nothing).
+   */
   output?: StandardSchemaV1<unknown, TData> | undefined;
   /**
    * A Standard Schema validator for the call's input, run before anything else: a mismatch is

@@ -171,5 +171,9 @@ export async function validate<TData>(schema: StandardSchemaV1<unknown, TData>, 
     const first = result.issues[0]?.message ?? 'invalid';
     throw new BodyProblem(`the response failed output validation: ${first}`, result.issues);
   }
+  // Stored, it would read as no data at all: a suspended reader would read again without end.
+  if (result.value === undefined) {
+    throw new BodyProblem('the output validator gave undefined, which means no data (give null for nothing)');
+  }
   return result.value;
 }

@@ -225,6 +225,21 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     expect(invalid).toMatchObject({ kind: 'invalid', requests: 1 });
     expect(invalid.message).toContain('returned undefined, not a result');
   });
+
+  it('an output validator that gives undefined: kind invalid (undefined is no data to the cache), nothing stored', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 1 } }) });
+    const discards = {
+      '~standard': { version: 1 as const, vendor: 'hand', validate: () => ({ value: undefined }) },
+    };
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/out'), output: discards, retry: false });
+    const invalid = await rejection(read(undefined, { engine }));
+    expect(invalid).toMatchObject({ kind: 'invalid', requests: 1 });
+    expect(invalid.message).toContain('gave undefined, which means no data (give null for nothing)');
+    expect(engine.getSnapshot(engine.keyOf(read, undefined) ?? '')).toMatchObject({
+      data: undefined,
+      fetching: false,
+    });
+  });
 });
 
 describe('a ReadableStream body', () => {
