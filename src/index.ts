@@ -46,6 +46,7 @@ export {
   type StitchErrorByKind,
   type StitchErrorConstructor,
   type StitchErrorDetails,
+  type StitchErrorInit,
   type StitchErrorKind,
   type TimeoutPhase,
 } from './engine/errors';

@@ -4,7 +4,7 @@
  */
 import type { Clock } from './clock';
 import type { StitchDefinition } from './definition';
-import { StitchError, type StitchErrorKind } from './errors';
+import { StitchError, type StitchErrorDetails, type StitchErrorInit, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import type { Lifetime } from './lifetime';
 import type { HeadersHook } from './outgoing';
@@ -123,9 +123,10 @@ export function failure<TData>(
   context: ExecutionContext<TData>,
   kind: StitchErrorKind,
   message: string,
-  extra: Partial<ConstructorParameters<typeof StitchError>[0]> = {},
+  extra: Partial<StitchErrorDetails> = {},
 ): StitchError {
   const { state, definition } = context;
+  // The caller passes what its kind requires (`status` for http, `phase` for a timeout, …).
   const details = {
     kind,
     message,
@@ -137,7 +138,7 @@ export function failure<TData>(
     ...extra,
     // Once a request of this run went unanswered, every later error of the run says so.
     ambiguous: state.ambiguous || extra.ambiguous === true,
-  };
+  } as StitchErrorInit;
   const error = new StitchError(details);
   // Unless the caller said, "retryable" is what this stitch's own retry policy would decide.
   return extra.retryable === undefined

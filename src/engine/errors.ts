@@ -121,9 +121,22 @@ Object.defineProperty(StitchErrorBase, 'name', { value: 'StitchError' });
  */
 export type StitchError = StitchErrorBase & StitchErrorByKind;
 
+/**
+ * What a kind needs when one builds a {@link StitchError}: the fields {@link StitchErrorByKind}
+ * promises its readers (`http` → `status`, `timeout` → `phase`, …).
+ */
+export type StitchErrorInit = StitchErrorDetails &
+  (
+    | { kind: 'aborted' | 'network' | 'invalid' | 'rate-limited' }
+    | { kind: 'timeout'; phase: TimeoutPhase }
+    | { kind: 'http'; status: number }
+    | { kind: 'circuit-open'; retryAfter: number }
+    | { kind: 'config'; field: string }
+  );
+
 /** Builds a {@link StitchError}; `instanceof` narrows to it (prefer `isStitchError` across realms). */
 export interface StitchErrorConstructor {
-  new (details: StitchErrorDetails): StitchError;
+  new (details: StitchErrorInit): StitchError;
   readonly prototype: StitchError;
 }
 

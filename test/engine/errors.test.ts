@@ -7,6 +7,7 @@ import {
   MAX_ERROR_BODY,
   reasonMessage,
   StitchError,
+  type StitchErrorInit,
   type StitchErrorKind,
 } from '../../src/engine/errors';
 
@@ -23,7 +24,15 @@ describe('StitchError', () => {
     ['invalid', 'StitchError'],
     ['config', 'StitchError'],
   ])("kind '%s' is named %s", (kind, name) => {
-    const error = new StitchError({ kind, message: `a ${kind}` });
+    // Each kind with the field it requires, so the loop compiles for any of them.
+    const error = new StitchError({
+      kind,
+      message: `a ${kind}`,
+      status: 500,
+      phase: 'each',
+      retryAfter: 0,
+      field: 'f',
+    } as StitchErrorInit);
     expect(error.name).toBe(name);
     expect(error.kind).toBe(kind);
     expect(error.message).toBe(`a ${kind}`);
@@ -75,20 +84,25 @@ describe('StitchError', () => {
       false,
     );
     expect(new StitchError({ kind: 'aborted', message: 'x', requests: 1 }).dispatched).toBe(true);
-    expect(new StitchError({ kind: 'http', message: 'x', requests: 3 }).dispatched).toBe(true);
+    expect(new StitchError({ kind: 'http', status: 500, message: 'x', requests: 3 }).dispatched).toBe(true);
   });
 
   it('cuts the body to MAX_ERROR_BODY characters', () => {
-    const long = new StitchError({ kind: 'http', message: 'x', body: 'b'.repeat(MAX_ERROR_BODY + 500) });
+    const long = new StitchError({
+      kind: 'http',
+      status: 500,
+      message: 'x',
+      body: 'b'.repeat(MAX_ERROR_BODY + 500),
+    });
     expect(long.body).toHaveLength(MAX_ERROR_BODY);
-    const short = new StitchError({ kind: 'http', message: 'x', body: 'short' });
+    const short = new StitchError({ kind: 'http', status: 500, message: 'x', body: 'short' });
     expect(short.body).toBe('short');
   });
 });
 
 describe('isStitchError', () => {
   it('is true for ours and false for anything else', () => {
-    expect(isStitchError(new StitchError({ kind: 'http', message: 'x' }))).toBe(true);
+    expect(isStitchError(new StitchError({ kind: 'http', status: 500, message: 'x' }))).toBe(true);
     expect(isStitchError(new Error('x'))).toBe(false);
     expect(isStitchError(new DOMException('x', 'AbortError'))).toBe(false);
     expect(isStitchError(null)).toBe(false);
@@ -121,7 +135,7 @@ describe('isStitchError', () => {
     expect(theirs instanceof StitchError).toBe(false);
     expect(isStitchError(theirs)).toBe(true);
     expect(isAbortError(theirs)).toBe(true);
-    expect(copy.isStitchError(new StitchError({ kind: 'http', message: 'x' }))).toBe(true);
+    expect(copy.isStitchError(new StitchError({ kind: 'http', status: 500, message: 'x' }))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { StitchError, type StitchErrorDetails } from '../../src/engine/errors';
+import { StitchError, type StitchErrorDetails, type StitchErrorInit } from '../../src/engine/errors';
 import {
   backoffDelay,
   createRetryBudget,
@@ -12,7 +12,8 @@ import {
 import { createManualClock } from '../../src/testing/manualClock';
 import { thrownBy } from '../helpers/throws';
 
-const error = (details: Omit<StitchErrorDetails, 'message'>) => new StitchError({ message: 'x', ...details });
+const error = (details: Omit<StitchErrorDetails, 'message'>) =>
+  new StitchError({ message: 'x', ...details } as StitchErrorInit);
 const get = (value?: number | RetryOptions | false) => normalizeRetry(value, 'GET', false, 'search');
 /** Just below 1: the top of what Math.random can return. */
 const almostOne = 1 - Number.EPSILON;

@@ -13,7 +13,7 @@ import {
   type RunReport,
   type SafeResult,
   type Stitch,
-  type StitchError,
+  StitchError,
   type StitchEvent,
   type StitchRun,
   stitch,
@@ -194,6 +194,20 @@ describe('StitchEvent, guards and reports', () => {
       expectTypeOf(error.cause).toEqualTypeOf<unknown>();
     };
     expectTypeOf(check).toBeFunction();
+  });
+
+  it('builds a StitchError only with what its kind promises (an http one has a status)', () => {
+    expectTypeOf(
+      new StitchError({ kind: 'http', status: 503, message: 'down' }),
+    ).toEqualTypeOf<StitchError>();
+    // @ts-expect-error: an http error without its status
+    new StitchError({ kind: 'http', message: 'down' });
+    // @ts-expect-error: a timeout without its phase
+    new StitchError({ kind: 'timeout', message: 'slow' });
+    // @ts-expect-error: a config error without its field
+    new StitchError({ kind: 'config', message: 'wrong' });
+    // @ts-expect-error: circuit-open without retryAfter
+    new StitchError({ kind: 'circuit-open', message: 'open' });
   });
 
   it('narrows unknown with isAbortError, so the cause can be read', () => {
