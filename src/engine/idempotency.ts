@@ -82,7 +82,8 @@ export function idempotencyKeyFor<TInput>(
   if (!policy.keyOf) return mintKey();
   let key: string;
   try {
-    key = policy.keyOf(input);
+    // A call without input (all its fields optional) gives `keyOf` an empty one, as typed.
+    key = policy.keyOf(input ?? ({} as TInput));
   } catch (error) {
     throw asConfigError(error, stitchName, 'idempotency.keyOf');
   }

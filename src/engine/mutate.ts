@@ -124,6 +124,8 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
 ): Promise<TData> {
   const { onMutate, onSuccess, onError, onSettled, invalidates, ...call } = options;
   const engine = call.engine ?? defaultEngine();
+  // What the callbacks are given: a call without input (all its fields optional) is an empty one.
+  const given = input ?? ({} as TInput);
   const { signal } = call;
   let context: TContext | undefined;
   let failed: StitchError | undefined;
@@ -131,7 +133,7 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
   let pending: Promise<TContext | undefined> | undefined;
   if (onMutate && !signal?.aborted) {
     // Called at once; a throw rejects `mutated`.
-    const mutated = new Promise<TContext>((resolve) => resolve(onMutate(input, signal)));
+    const mutated = new Promise<TContext>((resolve) => resolve(onMutate(given, signal)));
     try {
       context = await raceAbort(mutated, signal);
     } catch (error) {
@@ -145,20 +147,20 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     ? ({ ok: false, error: failed } as const)
     : await invoke(stitch, input, { ...call, engine }).safe();
   if (result.ok) {
-    await quietly(() => onSuccess?.(result.data, input, context));
+    await quietly(() => onSuccess?.(result.data, given, context));
     await quietly(() => {
-      const targets = typeof invalidates === 'function' ? invalidates(result.data, input) : invalidates;
+      const targets = typeof invalidates === 'function' ? invalidates(result.data, given) : invalidates;
       for (const target of targets ?? []) {
         const [of, keyed] = Array.isArray(target) ? target : [target];
         engine.invalidate(of as StitchLike<unknown, StitchInput>, keyed as StitchInput | undefined);
       }
     });
-    await quietly(() => onSettled?.(result.data, null, input, context));
+    await quietly(() => onSettled?.(result.data, null, given, context));
     return result.data;
   }
   const undo = async (context: TContext | undefined) => {
-    await quietly(() => onError?.(result.error, input, context));
-    await quietly(() => onSettled?.(undefined, result.error, input, context));
+    await quietly(() => onError?.(result.error, given, context));
+    await quietly(() => onSettled?.(undefined, result.error, given, context));
   };
   if (pending) pending.then(undo);
   else await undo(context);

@@ -167,7 +167,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const inputFor = (param: TParam): TInput | undefined => {
     const { pageInput } = entry.policy;
     if (typeof pageInput === 'function')
-      return userCall('pageInput', () => pageInput(input as TInput, param));
+      return userCall('pageInput', () => pageInput(input ?? ({} as TInput), param));
     if (param === null || param === undefined) return input;
     return { ...input, query: { ...input?.query, [pageInput]: param } } as TInput;
   };

@@ -208,6 +208,25 @@ describe('mutate', () => {
     expect(vendor.ledger.map((entry) => entry.method)).not.toContain('POST');
   });
 
+  it('called without input, its callbacks get an empty one, as typed (never undefined)', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const ping = stitch({ name: uniqueKey('ping'), method: 'POST', url: vendor.url('/ping') });
+    const seen: unknown[] = [];
+    const data = await mutate(ping, undefined, {
+      engine,
+      onMutate: (given) => void seen.push(given.body),
+      onSuccess: (_data, given) => void seen.push(given.query),
+      invalidates: (_data, given) => {
+        seen.push(given.params);
+        return [];
+      },
+      onSettled: (_data, _error, given) => void seen.push(given.headers),
+    });
+    expect(data).toEqual({ ok: true });
+    expect(seen).toEqual([undefined, undefined, undefined, undefined]);
+    expect(vendor.requests()).toBe(1);
+  });
+
   it('invalidates [stitch, input] pairs and a function of the data and input', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
     const { getTodos, addTodo } = todoStitches(vendor);

@@ -99,6 +99,19 @@ describe('stitch-fetch/lite', () => {
     expect(vendor.ledger[0]?.headers['idempotency-key']).toBe('o-42');
   });
 
+  it('gives keyOf an empty input for a call made without one (never undefined, as typed)', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script({ body: { ok: true } });
+    const ping = stitch({
+      name: uniqueKey('ping'),
+      method: 'POST',
+      url: vendor.url('/ping'),
+      idempotency: idempotency({ keyOf: (input) => input.headers?.['x-order'] ?? 'no-order' }),
+    });
+    await expect(ping(undefined, { engine })).resolves.toEqual({ ok: true });
+    expect(vendor.ledger[0]?.headers['idempotency-key']).toBe('no-order');
+  });
+
   it("refuses a call's own idempotencyKey on a stitch without idempotency(…), sending nothing", async () => {
     const { vendor, engine } = await startScenario();
     const charge = stitch({ name: uniqueKey('charge'), method: 'POST', url: vendor.url('/charges') });

@@ -167,6 +167,29 @@ describe('a page input function that throws', () => {
   });
 });
 
+describe('a page input function on a list read without input', () => {
+  it('gets an empty input (never undefined, as typed), and the first page is sent', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const feed = stitch<Page, { query?: { cursor?: number } }>({
+      name: uniqueKey('feed'),
+      url: vendor.url('/feed'),
+      retry: false,
+    });
+    const { result } = renderHook(
+      () =>
+        useStitchInfinite(feed, undefined, {
+          initialPageParam: 0,
+          getNextPageParam: (last) => last.next,
+          pageInput: (input, cursor) => ({ ...input, query: { ...input.query, cursor } }),
+        }),
+      { wrapper },
+    );
+    expect((await vendor.arrival(1)).query.get('cursor')).toBe('0');
+    await answer(1, { body: page(0, null) });
+    expect(result.current).toMatchObject({ status: 'success', data: { pages: [page(0, null)] } });
+  });
+});
+
 describe('a page param function that throws', () => {
   it('is a config error naming it, the pages kept, and fetchNext() sends nothing', async () => {
     const { vendor, wrapper, answer } = await setupList();
