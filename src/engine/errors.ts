@@ -72,6 +72,11 @@ export type StitchErrorByKind =
  * instances are typed through the union, so `kind` narrows the fields).
  */
 export class StitchErrorBase extends Error {
+  /**
+   * For `aborted`: the reason passed to `abort()`, identity kept; otherwise what caused the
+   * failure. Declared here too for apps whose lib predates ES2022's `Error.cause`.
+   */
+  declare readonly cause: unknown;
   readonly kind: StitchErrorKind;
   readonly phase: TimeoutPhase | undefined;
   readonly status: number | undefined;
@@ -144,7 +149,9 @@ export interface StitchErrorConstructor {
 export const StitchError = StitchErrorBase as unknown as StitchErrorConstructor;
 
 /** A cancellation: a Stitch `aborted` error, or a platform `AbortError` (a DOMException, say). */
-export type AbortErrorLike = Extract<StitchError, { kind: 'aborted' }> | (Error & { name: 'AbortError' });
+export type AbortErrorLike =
+  | Extract<StitchError, { kind: 'aborted' }>
+  | (Error & { name: 'AbortError'; readonly cause?: unknown });
 
 /** True for any `StitchError`, including one from another realm or another copy of Stitch. */
 export function isStitchError(value: unknown): value is StitchError {
