@@ -308,12 +308,12 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     },
     /**
      * Stores fresh data; `done` also ends `fetching` in the same change (the key's last read, or a
-     * write); `source` is the URL whose answer it is (see {@link source}).
+     * write); `source` is the URL whose answer it is (see {@link source}); `at` when it arrived.
      */
-    store: (key: string, data: unknown, done?: boolean, source?: string) =>
+    store: (key: string, data: unknown, done?: boolean, source?: string, at = clock.now()) =>
       change(
         key,
-        { data, updatedAt: clock.now(), error: undefined, stale: false, ...(done && { fetching: false }) },
+        { data, updatedAt: at, error: undefined, stale: false, ...(done && { fetching: false }) },
         source,
       ),
     /** How many subscribe to `key` now. */

@@ -401,7 +401,7 @@ export function createCall(deps: CallDeps) {
       const kept = order > entry.stored && outcome.type !== 'aborted';
       if (kept && outcome.type === 'success') {
         entry.stored = order;
-        cache.store(key, outcome.data, last, url);
+        cache.store(key, outcome.data, last, url, outcome.at);
       } else if (kept && outcome.type === 'failure') cache.fail(key, outcome.error, last);
       else if (last) cache.fetching(key, false);
     });

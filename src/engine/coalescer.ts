@@ -47,7 +47,7 @@ export interface Ending {
  * Starts an execution no caller owns, emitting to every reference. The coalescer ends its
  * lifetime when the last reference lets go.
  */
-export type Starter<TData> = (emit: (event: EventPayload) => void) => {
+export type Starter<TData> = (emit: (event: EventPayload, at?: number) => void) => {
   state: ExecutionState;
   result: Promise<ExecutionResult<TData>>;
   url: string;
@@ -100,8 +100,7 @@ export function createCoalescer(now: () => number): Coalescer {
     // The starter's first events may be emitted synchronously: its caller must already listen.
     const listeners = new Map<string, EventListener>();
     listeners.set(run, listener);
-    const emit = (event: EventPayload) => {
-      const at = now();
+    const emit = (event: EventPayload, at = now()) => {
       let trace = true;
       for (const listener of listeners.values()) {
         listener(event, trace, at);

@@ -48,7 +48,8 @@ export interface ExecutionContext<TData> {
   readonly lifetime: Lifetime;
   readonly parts: EngineParts;
   readonly state: ExecutionState;
-  readonly emit: (event: EventPayload) => void;
+  /** Emits `event`, stamped `at` (a clock reading the stage already made), or now. */
+  readonly emit: (event: EventPayload, at?: number) => void;
 }
 
 /** The event of `type`, as a stage emits it. */
@@ -66,9 +67,9 @@ export type Step =
    * A request leaves: an attempt's first (its `request` event) or a redirect hop (its `redirect`
    * event; none when the platform hides the hop's target, reported once it has landed).
    */
-  | { type: 'send'; attempt: number; event?: Payload<'request'> | Payload<'redirect'> }
+  | { type: 'send'; attempt: number; event?: Payload<'request'> | Payload<'redirect'>; at?: number }
   /** The response's headers arrived; its body is read next. */
-  | { type: 'answer'; event: Payload<'response'> }
+  | { type: 'answer'; event: Payload<'response'>; at?: number }
   /** A retry's backoff sleep begins. */
   | { type: 'backoff'; event: Payload<'retry'> }
   /** A deadline passed; a request it cut off may have taken effect at the vendor. */
@@ -82,7 +83,7 @@ export type Step =
  */
 export function advance(context: ExecutionContext<unknown>, step: Step): void {
   const { state } = context;
-  if ('event' in step && step.event) context.emit(step.event);
+  if ('event' in step && step.event) context.emit(step.event, 'at' in step ? step.at : undefined);
   switch (step.type) {
     case 'wait':
       state.phase = step.phase;
@@ -113,7 +114,8 @@ export const left = (context: ExecutionContext<unknown>): boolean => context.lif
 
 /** How one attempt ended. `aborted`: the execution's last caller left, so nobody waits for it. */
 export type AttemptResult<TData> =
-  | { type: 'success'; data: TData }
+  /** `at`: when its answer arrived, on the engine's clock. */
+  | { type: 'success'; data: TData; at?: number }
   /** `opened`: recording this failure opened the breaker, so a retry would only be refused. */
   | { type: 'failure'; error: StitchError; retryAfter: number | undefined; opened?: true }
   | { type: 'aborted' };

@@ -9,7 +9,7 @@ import { summarize } from './run';
 /** An execution's end. `aborted`: its own signal aborted (its last caller left); nobody waits. */
 export type ExecutionResult<TData> =
   /** `recorded`: the data is an idempotency record's; nothing was sent. */
-  | { type: 'success'; data: TData; recorded?: boolean }
+  | { type: 'success'; data: TData; recorded?: boolean; at?: number }
   | { type: 'failure'; error: StitchError }
   | { type: 'aborted' };
 

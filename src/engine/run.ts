@@ -191,7 +191,12 @@ export class StitchRun<TData> extends Promise<TData> {
     this.#leave?.(reason);
   }
 
-  #emit(payload: EventPayload, trace: boolean, at = this.#clock.now()): void {
+  /** Records an event; the first (the call's `start`) is stamped with the time the run began. */
+  #emit(
+    payload: EventPayload,
+    trace: boolean,
+    at = this.#payloads.length === 0 ? this.#started : this.#clock.now(),
+  ): void {
     this.#payloads.push(payload);
     this.#times.push(at);
     if (trace && this.#sink) this.#sink(this.#events().at(-1) as StitchEvent);

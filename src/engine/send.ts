@@ -84,13 +84,15 @@ export async function dispatch<TData>(
       headers: redactHeaders(headers, parts.secret),
     };
     if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
-    advance(context, { type: 'send', attempt, event });
+    // The request's event and the response's are stamped with the readings that time the wait.
     const started = parts.clock.now();
+    advance(context, { type: 'send', attempt, event, at: started });
     const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
-    const elapsed = parts.clock.now() - started;
+    const at = parts.clock.now();
     advance(context, {
       type: 'answer',
-      event: { type: 'response', attempt, status: response.status, elapsed },
+      event: { type: 'response', attempt, status: response.status, elapsed: at - started },
+      at,
     });
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
     if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
@@ -132,7 +134,7 @@ export async function dispatch<TData>(
     const data = definition.output
       ? await raceAbort(validate(definition.output, parsed), each.signal)
       : (parsed as TData);
-    return ['success', { type: 'success', data }];
+    return ['success', { type: 'success', data, at }];
   } catch (error) {
     if (left(context)) return ['neutral', { type: 'aborted' }];
     if (error instanceof BodyProblem) {
