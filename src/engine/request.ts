@@ -134,7 +134,7 @@ function targetOf(filled: string, pairs: Array<[string, string]>, secret: Readon
   const target = parseTarget(filled);
   let url = target.href;
   if (pairs.length > 0) {
-    if (target.bare) url += `?${new URLSearchParams(pairs)}`;
+    if (target.bare) url += `?${formQuery(pairs)}`;
     else {
       const parsed = new URL(url);
       for (const [name, value] of pairs) parsed.searchParams.append(name, value);
@@ -160,6 +160,28 @@ function targetOf(filled: string, pairs: Array<[string, string]>, secret: Readon
     shown = parsed.href;
   }
   return { url, shown, origin: target.origin, secrets };
+}
+
+/** Characters `URLSearchParams` escapes that `encodeURIComponent` leaves, and a space. */
+const FORM_ONLY = /[!'()~]|%20/g;
+const formEscape = (match: string) =>
+  match === '%20' ? '+' : `%${match.charCodeAt(0).toString(16).toUpperCase()}`;
+
+/**
+ * `pairs` as `URLSearchParams` serialises them (application/x-www-form-urlencoded), through the
+ * native `encodeURIComponent`; a lone surrogate, which it refuses, goes through `URLSearchParams`.
+ */
+function formQuery(pairs: Array<[string, string]>): string {
+  try {
+    let query = '';
+    for (const [name, value] of pairs) {
+      if (query !== '') query += '&';
+      query += `${encodeURIComponent(name).replace(FORM_ONLY, formEscape)}=${encodeURIComponent(value).replace(FORM_ONLY, formEscape)}`;
+    }
+    return query;
+  } catch {
+    return `${new URLSearchParams(pairs)}`;
+  }
 }
 
 /**

@@ -125,6 +125,14 @@ describe('buildRequest: query', () => {
     expect(params.has('empty')).toBe(false);
   });
 
+  it('serialises the query exactly as URLSearchParams does, a lone surrogate included', () => {
+    const values = ['a b+c&d=e', "!'()~*-._", 'ünï 😀', '/?#[]@$,;:', 'lone \ud800 half'];
+    for (const value of values) {
+      const { url } = build(`${BASE}/search`, { query: { [value]: value } });
+      expect(url).toBe(`${BASE}/search?${new URLSearchParams([[value, value]])}`);
+    }
+  });
+
   it("keeps a query that is part of the template and appends the input's after it", () => {
     const { url } = build(`${BASE}/search?v=1`, { query: { q: 'x' } });
     expect(url).toBe(`${BASE}/search?v=1&q=x`);
