@@ -161,7 +161,9 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
   /**
    * A Standard Schema validator for the call's input, run before anything else: a mismatch is
    * `kind: 'invalid'` with the issues as `cause`, nothing sent and nothing counted. Its output
-   * (after any transforms) is what the request is built from; its input type is the stitch's.
+   * (after any transforms) is what the request is built from; its input type is the stitch's,
+   * and must itself be a {@link StitchInput}: a field typed `unknown` (`z.coerce.number()`'s) is
+   * refused; say what it accepts (`z.union([z.string(), z.number()]).pipe(z.coerce.number())`).
    */
   input?: StandardSchemaV1<TInput, StitchInput> | undefined;
   /** @default 'json' */

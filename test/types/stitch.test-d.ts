@@ -159,6 +159,18 @@ describe('inputs typed from the URL template and the input schema', () => {
     search({ query: { q: 7 } });
     expectTypeOf(search).parameter(0).toEqualTypeOf<z.input<typeof Search>>();
   });
+
+  it('takes a schema that coerces, once its input side is sendable (a field typed unknown is not)', () => {
+    const ById = z.object({
+      params: z.object({ id: z.union([z.string(), z.number()]).pipe(z.coerce.number()) }),
+    });
+    const getUser = stitch({ name: 'getUser', url: 'https://api.example.com/users/{id}', input: ById });
+    getUser({ params: { id: '7' } });
+    getUser({ params: { id: 7 } });
+    const Loose = z.object({ params: z.object({ id: z.coerce.number() }) });
+    // @ts-expect-error: z.coerce accepts unknown, which is not a param value
+    stitch({ name: 'loose', url: 'https://api.example.com/users/{id}', input: Loose });
+  });
 });
 
 describe('StitchEvent, guards and reports', () => {
