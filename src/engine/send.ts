@@ -149,19 +149,23 @@ export async function dispatch<TData>(
       const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
       return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
     }
-    const outcome = answered ? 'neutral' : 'failure';
+    // A browser that is offline sent nothing: its failure says nothing about the vendor.
+    const isolated = offline();
+    const outcome = answered || isolated ? 'neutral' : 'failure';
     if (total.expired) return [outcome, timedOut(context, total, attempt, true)];
     if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
     // A connection that was never made sent nothing: that failure leaves no doubt behind.
-    if (!neverConnected(error)) advance(context, { type: 'unanswered' });
-    const network = failure(context, 'network', `${request.method} ${context.url} failed`, {
-      cause: scrubCause(error, scrubbed),
-    });
+    if (!isolated && !neverConnected(error)) advance(context, { type: 'unanswered' });
+    const said = `${request.method} ${context.url} failed${isolated ? ' (offline)' : ''}`;
+    const network = failure(context, 'network', said, { cause: scrubCause(error, scrubbed) });
     return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();
   }
 }
+
+/** Whether the platform says it has no network (a browser's `navigator.onLine`; Node has none). */
+const offline = () => (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === false;
 
 /** Error codes that prove no connection was made (the request never left), as Node reports them. */
 const NOT_CONNECTED = new Set([

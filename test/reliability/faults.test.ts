@@ -5,7 +5,7 @@
  * limit that drains the body anyway, would pass a caller-side test and still hurt production.
  * Time is a manual clock; the test moves it, and waits only on the vendor's and the run's promises.
  */
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   type CircuitState,
   type Engine,
@@ -94,6 +94,40 @@ describe('a broken connection', () => {
       expect(entry).toMatchObject({ answered: false, bytesSent: '{"items": [1, 2'.length });
     }
     expect(vendor.openSockets()).toBe(0);
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('a browser that is offline', () => {
+  it("fails its fetch without reaching the vendor: not the vendor's failure (the breaker counts none), nothing ambiguous", async () => {
+    let online = false;
+    vi.stubGlobal('navigator', {
+      get onLine() {
+        return online;
+      },
+    });
+    onTestFinished(() => void vi.unstubAllGlobals());
+    // What a browser's fetch does offline: it rejects at once, with no code to tell why.
+    const browserFetch: typeof fetch = (url, init) =>
+      online ? fetch(url, init) : Promise.reject(new TypeError('Failed to fetch'));
+    const { vendor, engine, clock } = await startScenario({ engine: { fetch: browserFetch } });
+    const list = stitch({
+      name: uniqueKey('list'),
+      url: vendor.url('/items'),
+      retry: false,
+      circuit: { failures: 2 },
+    });
+    for (let call = 0; call < 3; call++) {
+      const error = await rejection(list({}, { engine }));
+      expect(error).toMatchObject({ kind: 'network', ambiguous: false });
+      expect(error.message).toContain('failed (offline)');
+    }
+    expect(await engine.circuitState(vendor.origin)).toEqual(closed(0));
+
+    online = true;
+    vendor.script({ body: { items: [1] } });
+    await expect(list({}, { engine })).resolves.toEqual({ items: [1] });
+    expect(vendor.requests()).toBe(1);
     expect(clock.pending()).toBe(0);
   });
 });
