@@ -30,7 +30,8 @@ export interface RefetchTriggers {
   /** Refetch when the network comes back, unless the data is fresh. @default false */
   refetchOnReconnect?: boolean | undefined;
   /**
-   * Refetch every this many ms while the app is visible. A poll is scheduled only once the
+   * Refetch every this many ms while the app is visible and online (an offline poll would only
+   * fail; `refetchOnReconnect` refetches at once when the network is back). A poll is scheduled only once the
    * previous request for the key has settled, so polls never overlap; a hook whose poll is due
    * joins a request another reader started for the key (with `coalesce: false`, it waits a
    * period after that request instead). `0`: no polling. @default 0
@@ -96,9 +97,9 @@ export interface TriggerTarget {
  * Wires one hook's triggers for `key` and returns what undoes it.
  *
  *     poll timer:  armed ── fires → refetch ── fetching ······ settled ── armed ── fires …
- *                  (never armed while a request for the key is in flight, nor while hidden;
- *                   a request another reader starts while it is armed is joined as its poll,
- *                   when the stitch coalesces: `shares`)
+ *                  (never armed while a request for the key is in flight, nor while hidden
+ *                   or offline; a request another reader starts while it is armed is joined
+ *                   as its poll, when the stitch coalesces: `shares`)
  */
 export function watchTriggers(
   engine: Engine,
@@ -131,7 +132,7 @@ export function watchTriggers(
       if (live && fetching()) refetch(true);
     });
   const arm = () => {
-    if (timer || !focus.isVisible() || fetching()) return;
+    if (timer || !focus.isVisible() || !online.isOnline() || fetching()) return;
     timer = engine.clock.schedule(refetchInterval, () => {
       timer = undefined;
       refetch(true);
@@ -159,10 +160,12 @@ export function watchTriggers(
       }),
     );
   }
-  if (refetchOnReconnect) {
+  if (refetchOnReconnect || refetchInterval > 0) {
     stops.push(
       online.subscribe(() => {
-        if (online.isOnline()) refetch(false);
+        if (!online.isOnline()) return disarm();
+        if (refetchOnReconnect) refetch(false);
+        if (refetchInterval > 0) arm();
       }),
     );
   }

@@ -1,6 +1,6 @@
 /**
  * Refetch triggers of `useStitch` (SPEC §8): polling on the engine's clock that never overlaps
- * itself, pauses while the app is hidden and whose request in flight is hung up on unmount or
+ * itself, pauses while the app is hidden or offline and whose request in flight is hung up on unmount or
  * re-key; focus and reconnect from injected sources, one coalesced request however many read the
  * key; provider defaults. Against the real vendor, time moved by the manual clock.
  */
@@ -213,6 +213,33 @@ describe('refetchInterval', () => {
     await act(() => clock.advance(1_000));
     await vendor.arrival(3);
     expect(starts()).toBe(3);
+  });
+
+  it('pauses while offline (a poll settling meanwhile schedules none); back online, refetchOnReconnect refetches at once and polling takes up again', async () => {
+    const harness = await setupTriggers();
+    const { vendor, clock, online, answer, wrapper, starts } = harness;
+    const getUser = userStitch(vendor);
+    render(<Reader getUser={getUser} options={{ refetchInterval: 1_000, refetchOnReconnect: true }} />, {
+      wrapper,
+    });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(2);
+
+    await actAtOnce(() => online.set(false));
+    await answer(2, { body: renamed });
+    expect(clock.pending()).toBe(0);
+    await act(() => clock.advance(60_000));
+    expect(starts()).toBe(2);
+
+    await actAtOnce(() => online.set(true));
+    await vendor.arrival(3);
+    await answer(3, { body: ada });
+    expect(clock.pending()).toBe(1);
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(4);
+    expect(starts()).toBe(4);
   });
 
   it.each([
