@@ -74,6 +74,8 @@ export async function dispatch<TData>(
   const secrets = () => secretValues(headers, [...request.secrets, ...hopSecrets], parts.secret);
   const scrubbed = (text: string) => scrub(text, secrets());
   let answered = false;
+  // Offline as it was sent: the request cannot have left.
+  let sentOffline = false;
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -87,6 +89,7 @@ export async function dispatch<TData>(
     // The request's event and the response's are stamped with the readings that time the wait.
     const started = parts.clock.now();
     advance(context, { type: 'send', attempt, event, at: started });
+    sentOffline = offline();
     const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
     const at = parts.clock.now();
     advance(context, {
@@ -149,16 +152,17 @@ export async function dispatch<TData>(
       const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
       return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
     }
-    // A browser that is offline sent nothing: its failure says nothing about the vendor.
+    // A failure while the browser is offline says nothing about the vendor.
     const isolated = offline();
     const outcome = answered || isolated ? 'neutral' : 'failure';
     if (total.expired) return [outcome, timedOut(context, total, attempt, true)];
     if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
-    // A connection that was never made sent nothing: that failure leaves no doubt behind.
-    if (!isolated && !neverConnected(error)) advance(context, { type: 'unanswered' });
+    // A connection that was never made sent nothing: that failure leaves no doubt behind. One cut
+    // by the network going away may have reached the vendor first.
+    if (!sentOffline && !neverConnected(error)) advance(context, { type: 'unanswered' });
     const said = `${request.method} ${context.url} failed${isolated ? ' (offline)' : ''}`;
     const network = failure(context, 'network', said, { cause: scrubCause(error, scrubbed) });
-    return ['failure', { type: 'failure', error: network, retryAfter: undefined }];
+    return [isolated ? 'neutral' : 'failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();
   }

@@ -128,6 +128,16 @@ describe('a browser that is offline', () => {
     vendor.script({ body: { items: [1] } });
     await expect(list({}, { engine })).resolves.toEqual({ items: [1] });
     expect(vendor.requests()).toBe(1);
+
+    // Sent online, cut as the network went away: it may have reached the vendor (ambiguous), but
+    // the breaker still counts nothing against the vendor.
+    vendor.script('hold');
+    const cut = list({}, { engine });
+    await vendor.arrival(2);
+    online = false;
+    vendor.release(2, { fault: 'reset' });
+    expect(await rejection(cut)).toMatchObject({ kind: 'network', ambiguous: true, requests: 1 });
+    expect(await engine.circuitState(vendor.origin)).toEqual(closed(0));
     expect(clock.pending()).toBe(0);
   });
 });
