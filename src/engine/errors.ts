@@ -92,7 +92,7 @@ export class StitchErrorBase extends Error {
    * Whether a dispatched request of the run may have had an effect the run never saw answered
    * (a write that timed out, was cut or was cancelled in flight): re-issue it with the same
    * idempotency key. False when every request was answered, or its connection was refused, or
-   * the browser was offline.
+   * it was sent while the browser was offline.
    */
   readonly ambiguous: boolean;
   readonly url: string | undefined;
