@@ -56,16 +56,17 @@ const NAMES: Partial<Record<StitchErrorKind, string>> = { aborted: 'AbortError',
 
 /**
  * The fields one `kind` always carries, on top of what every {@link StitchError} has: checking
- * `kind` narrows them (`timeout` → `phase`, `http` → `status`, `config` → `field`, ...).
+ * `kind` narrows them (`timeout` → `phase`, `http` → `status`, `config` → `field`, ...), and so
+ * does `name` (`'TimeoutError'` is a timeout, `'AbortError'` a cancellation).
  */
 export type StitchErrorByKind =
   | { readonly kind: 'aborted'; readonly name: 'AbortError' }
-  | { readonly kind: 'network' | 'invalid' }
+  | { readonly kind: 'network' | 'invalid'; readonly name: 'StitchError' }
   | { readonly kind: 'timeout'; readonly name: 'TimeoutError'; readonly phase: TimeoutPhase }
-  | { readonly kind: 'http'; readonly status: number }
-  | { readonly kind: 'rate-limited' }
-  | { readonly kind: 'circuit-open'; readonly retryAfter: number }
-  | { readonly kind: 'config'; readonly field: string };
+  | { readonly kind: 'http'; readonly name: 'StitchError'; readonly status: number }
+  | { readonly kind: 'rate-limited'; readonly name: 'StitchError' }
+  | { readonly kind: 'circuit-open'; readonly name: 'StitchError'; readonly retryAfter: number }
+  | { readonly kind: 'config'; readonly name: 'StitchError'; readonly field: string };
 
 /**
  * What every {@link StitchError} carries, whatever its kind: the class behind that union (its

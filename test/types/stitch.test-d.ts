@@ -203,6 +203,9 @@ describe('StitchEvent, guards and reports', () => {
       if (error.kind === 'circuit-open') expectTypeOf(error.retryAfter).toEqualTypeOf<number>();
       if (error.kind === 'config') expectTypeOf(error.field).toEqualTypeOf<string>();
       if (error.kind === 'network') expectTypeOf(error.phase).toEqualTypeOf<TimeoutPhase | undefined>();
+      if (error.name === 'TimeoutError') expectTypeOf(error.phase).toEqualTypeOf<'each' | 'total'>();
+      if (error.name === 'AbortError') expectTypeOf(error.kind).toEqualTypeOf<'aborted'>();
+      if (error.name === 'StitchError') expectTypeOf(error.kind).not.toEqualTypeOf<StitchError['kind']>();
       expectTypeOf(error.cause).toEqualTypeOf<unknown>();
     };
     expectTypeOf(check).toBeFunction();
