@@ -50,7 +50,7 @@ const kept = new WeakMap<Engine, Map<string, () => void>>();
 
 /**
  * Keeps the data of `key` in the cache (`hold` is a subscription to it) until a component
- * commits the key ({@link keyShown}), or for `abandonAfter` ms if none does.
+ * commits it ({@link keyShown}), or for `abandonAfter` ms if none does.
  */
 function keepUntilShown(engine: Engine, key: string, hold: () => void, abandonAfter: number) {
   let byKey = kept.get(engine);
@@ -69,8 +69,8 @@ function keepUntilShown(engine: Engine, key: string, hold: () => void, abandonAf
 }
 
 /**
- * A component committed `key`: it subscribes to the key's data itself, which a suspended read no
- * longer needs to keep.
+ * A component committed `key` (or a server rendered it): it subscribes to the key's data itself,
+ * which a suspended read no longer needs to keep in the cache.
  */
 export function keyShown(engine: Engine, key: string): void {
   kept.get(engine)?.get(key)?.();

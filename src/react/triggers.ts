@@ -31,10 +31,10 @@ export interface RefetchTriggers {
   refetchOnReconnect?: boolean | undefined;
   /**
    * Refetch every this many ms while the app is visible and online (an offline poll would only
-   * fail; `refetchOnReconnect` refetches at once when the network is back). A poll is scheduled only once the
-   * previous request for the key has settled, so polls never overlap; a hook whose poll is due
-   * joins a request another reader started for the key (with `coalesce: false`, it waits a
-   * period after that request instead). `0`: no polling. @default 0
+   * fail; `refetchOnReconnect` refetches at once when the network is back). A poll is scheduled
+   * only once the previous request for the key has settled, so polls never overlap; a hook whose
+   * poll is due joins a request another reader started for the key (with `coalesce: false`, it
+   * waits a period after that request instead). `0`: no polling. @default 0
    */
   refetchInterval?: number | undefined;
 }

@@ -129,7 +129,12 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     parked.current = undefined;
     if (waiting.key !== key) letGo(engine, waiting.key, waiting.lease);
   }
-  if (snapshot.data !== undefined) return { data: snapshot.data, isFetching: snapshot.fetching };
+  if (snapshot.data !== undefined) {
+    // On a server, where nothing commits, a render is final: the data a suspended read kept in
+    // the cache for it is let go now, not `abandonAfter` later.
+    if (typeof window === 'undefined') keyShown(engine, key);
+    return { data: snapshot.data, isFetching: snapshot.fetching };
+  }
 
   // This reader's own abort is its own error, whoever else reads the key.
   if (options.signal?.aborted) throw abortError(stitch, options.signal.reason);
