@@ -1,4 +1,4 @@
-import { abortReason, onAbortShared } from './abort';
+import { abortReason, onAbortShared, raceAbort } from './abort';
 
 /** A Standard Schema validator (zod 4, valibot, arktype, ...): the part Stitch relies on. */
 export interface StandardSchemaV1<TInput = unknown, TOutput = TInput> {
@@ -41,6 +41,12 @@ export class BodyProblem extends Error {
  * cancelled, and a release would cost a TypeError (the reader's closed promise rejects with one).
  */
 export async function readBody(response: Response, maxBytes: number, signal?: AbortSignal): Promise<string> {
+  if (response.body === undefined) {
+    const text = await unstreamed(response, signal);
+    if (text.length > maxBytes || new TextEncoder().encode(text).byteLength > maxBytes)
+      throw new BodyProblem(`the response body exceeds maxBodyBytes (${maxBytes})`);
+    return text;
+  }
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -86,6 +92,11 @@ export async function readErrorBody(
   limit: number,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
+  if (response.body === undefined)
+    return unstreamed(response, signal).then(
+      (text) => text.slice(0, limit),
+      () => undefined,
+    );
   if (!response.body) return '';
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -104,6 +115,15 @@ export async function readErrorBody(
   } finally {
     detach();
   }
+}
+
+/**
+ * The whole body of a response that has no stream: a `fetch` polyfill's (React Native's), whose
+ * `Response` has no `body` at all (one without a body has `null`). Its text is read at once
+ * (such a `fetch` has buffered it already); an abort of `signal` ends the wait.
+ */
+function unstreamed(response: Response, signal: AbortSignal | undefined): Promise<string> {
+  return typeof response.text === 'function' ? raceAbort(response.text(), signal) : Promise.resolve('');
 }
 
 type Reader = ReadableStreamDefaultReader<Uint8Array>;

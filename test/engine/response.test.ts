@@ -2,6 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { MAX_ERROR_BODY } from '../../src/engine/errors';
 import { BodyProblem, parseBody, readBody, readErrorBody, validate } from '../../src/engine/response';
+import { stitch } from '../../src/index';
+import { uniqueKey } from '../helpers/keys';
+import { rejection as readRejection, startScenario } from '../helpers/runs';
 
 const encoder = new TextEncoder();
 
@@ -169,5 +172,52 @@ describe('readErrorBody', () => {
       },
     });
     expect(await readErrorBody(new Response(stream, { status: 500 }), MAX_ERROR_BODY)).toBeUndefined();
+  });
+});
+
+describe('a fetch without body streams (React Native’s polyfill)', () => {
+  /**
+   * What React Native's `fetch` answers: the body read whole up front, a `Response` with `text()`
+   * and no `body` property at all. Backed by Node's fetch, so the vendor is real.
+   */
+  const polyfilled: typeof fetch = async (url, init) => {
+    const real = await fetch(url, init);
+    const text = await real.text();
+    const { status, statusText, ok, headers, redirected, type } = real;
+    return {
+      status,
+      statusText,
+      ok,
+      headers,
+      redirected,
+      type,
+      url: real.url,
+      text: async () => text,
+    } as Response;
+  };
+
+  it('reads the data, an error body, and still refuses a body over maxBodyBytes', async () => {
+    const { vendor, engine } = await startScenario({ engine: { fetch: polyfilled } });
+    const read = stitch({
+      name: uniqueKey('read'),
+      url: vendor.url('/items'),
+      retry: false,
+      maxBodyBytes: 64,
+    });
+    vendor.script(
+      { body: { items: ['ünï', 2] } },
+      { status: 404, body: { error: 'no such list' } },
+      { body: { items: 'x'.repeat(100) } },
+    );
+    await expect(read({}, { engine })).resolves.toEqual({ items: ['ünï', 2] });
+    expect(await readRejection(read({}, { engine }))).toMatchObject({
+      kind: 'http',
+      status: 404,
+      body: '{"error":"no such list"}',
+    });
+    const tooBig = await readRejection(read({}, { engine }));
+    expect(tooBig).toMatchObject({ kind: 'invalid' });
+    expect(tooBig.message).toContain('exceeds maxBodyBytes (64)');
+    expect(vendor.requests()).toBe(3);
   });
 });
