@@ -12,9 +12,11 @@ let temporary = 0;
 
 /**
  * A to-do list whose add, rename and delete show at once (`engine.setData` in `onMutate`) and are
- * undone when the vendor fails them (`onError`); a success invalidates the list, so it is fetched
- * again, once. Each write runs with `mutate` on the page's scope signal: leaving the page cancels
- * the writes in flight, and cancelled ones are undone too.
+ * undone when the vendor fails them (`onError`). Every write invalidates the list when it ends, so
+ * it is fetched again: an undo restores what its write saw, which another write in flight may have
+ * changed since, and only the vendor's list settles that. Each write runs with `mutate` on the
+ * page's scope signal: leaving the page cancels the writes in flight, and cancelled ones are undone
+ * (and the list fetched again on the way back).
  */
 export function TodosPage() {
   const engine = useEngine();
@@ -28,6 +30,7 @@ export function TodosPage() {
     signal,
     onError: (error: StitchError, _input: unknown, context: TContext | undefined) => {
       undo(context);
+      engine.invalidate(getTodos);
       setUndone(`Undone: ${error.message}`);
     },
     onSuccess: () => setUndone(undefined),
@@ -84,8 +87,8 @@ export function TodosPage() {
       <PageIntro title="Optimistic to-dos">
         Add, rename and delete show at once: each write updates the cached list with{' '}
         <code>engine.setData</code> before it leaves. Set the vendor&apos;s 503 rate to 100% and try again:
-        each write is undone when the vendor fails it. A write that succeeds invalidates the list, which is
-        fetched again once; a write that overwrites the list aborts a fetch of it in flight.
+        each write is undone when the vendor fails it. Every write, failed or not, invalidates the list, which
+        is fetched again once; a write that overwrites the list aborts a fetch of it in flight.
       </PageIntro>
       <section className="card" aria-labelledby="todos-title">
         <h2 id="todos-title">To-dos</h2>
