@@ -103,3 +103,31 @@ export const ReKeyCancelsThePageInFlight: Story = {
     letGo(harnessOf(context));
   },
 };
+
+/**
+ * Cancel while the first page loads: its reason shows, the page says no page is loaded, and "Load
+ * the first page" fetches it again (it was a dead end, still saying it was loading).
+ */
+export const CancelledFirstPageCanBeLoadedAgain: Story = {
+  play: async (context) => {
+    const { vendor } = harnessOf(context);
+    const canvas = within(context.canvasElement);
+    await eventually(() => expect(vendor.held('people')).toBe(1));
+    await userEvent.click(canvas.getByRole('button', { name: 'Cancel' }));
+    await eventually(() => expect(canvas.getByRole('alert')).toHaveTextContent(/Stopped by the user/));
+    expect(canvas.getByTestId('people-summary')).toHaveTextContent('No page loaded');
+
+    await userEvent.click(canvas.getByRole('button', { name: 'Load the first page' }));
+    await eventually(() => expect(vendor.held('people')).toBe(1));
+    vendor.release('people');
+    await eventually(() =>
+      expect(canvas.getByTestId('people-summary')).toHaveTextContent(/^10 of \d+ people, 1 pages$/),
+    );
+    expect(vendor.requests('people').map((r) => [r.query.cursor, r.outcome])).toEqual([
+      ['0', 'hungUp'],
+      ['0', 'completed'],
+    ]);
+    expect(canvas.queryByRole('alert')).toBeNull();
+    letGo(harnessOf(context));
+  },
+};

@@ -58,7 +58,9 @@ export function PeoplePage() {
         <p className="muted" data-testid="people-summary">
           {data
             ? `${shown.length} of ${data.pages[0]?.total ?? 0} people, ${data.pages.length} pages`
-            : 'Loading the first page…'}
+            : people.isFetching
+              ? 'Loading the first page…'
+              : 'No page loaded'}
         </p>
         {error && (
           <p role="alert" className="error">
@@ -67,8 +69,19 @@ export function PeoplePage() {
         )}
         <PeopleList people={shown} />
         <div className="actions">
-          <button type="button" disabled={!people.hasNext || people.isFetching} onClick={people.fetchNext}>
-            {people.isFetchingNext ? 'Loading…' : people.hasNext ? 'Load more' : 'No more people'}
+          {/* With no page (the first one failed or was cancelled), fetchNext fetches the first. */}
+          <button
+            type="button"
+            disabled={people.isFetching || (data !== undefined && !people.hasNext)}
+            onClick={people.fetchNext}
+          >
+            {people.isFetchingNext
+              ? 'Loading…'
+              : !data
+                ? 'Load the first page'
+                : people.hasNext
+                  ? 'Load more'
+                  : 'No more people'}
           </button>
           <button
             type="button"
