@@ -9,15 +9,16 @@ function ending({ status, outcome }: AttemptView) {
     case 'answered':
       return 'completed';
     case 'cancelled':
-      return 'cancelled'; // hung up: the page let go before any answer
+    case 'timeout':
+      return 'cancelled'; // hung up: the page let go, or gave up, before any answer
     default:
-      return 'failed'; // a network error or a timeout: no answer came
+      return 'failed'; // a network error: no answer came
   }
 }
 
 /**
- * The counts of these lanes, in the vendor ledger's terms: requests sent, hung up (`cancelled`),
- * completed (answered below 500) and failed (5xx, dropped or timed out); and runs that sent
+ * The counts of these lanes, in the vendor ledger's terms: requests sent, hung up (`cancelled`:
+ * let go of, or timed out), completed (answered below 500) and failed (5xx or dropped); and runs that sent
  * nothing, cancelled first (`unsent`) or refused by the open breaker (`fastFailed`).
  */
 export function countLanes(lanes: readonly LaneView[]) {

@@ -1,14 +1,15 @@
 /**
  * The demo's counters, counted from the devtools model's lanes, count requests the way the demo
- * vendor's ledger does, off the scripted path too: a dropped connection is a failed request, each
- * retry is a request of its own, and calls the open breaker refuses are counted apart, having sent
+ * vendor's ledger does, off the scripted path too: a dropped connection is a failed request, one
+ * that timed out a hung-up one, each retry is a request of its own, and calls the open breaker refuses are counted apart, having sent
  * nothing. Real engine, real demo vendor.
  */
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { countLanes } from '../../../../examples/app/components/laneCounts';
 import { createDemoVendor, type DemoVendor } from '../../../../examples/vendor';
 import { createDevtoolsModel } from '../../../../src/devtools/index';
 import { createEngine, stitch } from '../../../../src/index';
+import { createManualClock, type ManualClock } from '../../../../src/testing/index';
 import { uniqueKey } from '../../../helpers/keys';
 
 let vendor: DemoVendor | undefined;
@@ -18,10 +19,10 @@ afterEach(async () => {
   vendor = undefined;
 });
 
-async function setUp(controls: { reset?: boolean; failRate?: number }) {
+async function setUp(controls: { reset?: boolean; failRate?: number; hang?: boolean }, clock?: ManualClock) {
   vendor = createDemoVendor({ delay: 0, ...controls });
   const baseUrl = await vendor.listen();
-  const engine = createEngine();
+  const engine = createEngine(clock ? { clock } : {});
   const model = createDevtoolsModel(engine);
   const counts = (name: string) =>
     countLanes(model.getSnapshot().lanes.filter((lane) => lane.stitch === name));
@@ -76,4 +77,25 @@ it('calls the open breaker refuses count as failed fast, with nothing sent', asy
     hungUp: 0,
     failed: 1,
   });
+});
+
+it('a request that timed out is one the vendor saw hung up, not failed', async () => {
+  const clock = createManualClock();
+  const { vendor, counts, engine, baseUrl } = await setUp({ hang: true }, clock);
+  const search = stitch({
+    name: uniqueKey('search'),
+    baseUrl,
+    url: '/api/search',
+    retry: false,
+    timeout: 3_000,
+  });
+
+  const run = search({ query: { q: 'ada' } }, { engine }).safe();
+  await vi.waitFor(() => expect(vendor.ledger().endpoints.search?.requests).toBe(1));
+  await clock.advance(3_000);
+  expect((await run).error).toMatchObject({ kind: 'timeout' });
+  await vi.waitFor(() => expect(vendor.ledger().endpoints.search?.hungUp).toBe(1));
+
+  expect(counts(search.definition.name)).toMatchObject({ sent: 1, cancelled: 1, failed: 0 });
+  expect(vendor.ledger().endpoints.search).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 });
 });
