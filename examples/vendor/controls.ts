@@ -5,9 +5,9 @@
  */
 
 /**
- * Latency (ms) and faults of the demo vendor. Faults apply to the two searches, report, upload,
- * charges and to-dos only, before any endpoint work (so a faulted charge makes no charge), checked in this
- * order: `reset`, `hang`, `failRate`.
+ * Latency (ms) and faults of the demo vendor. Faults apply to the endpoints the ledger counts (the
+ * two searches, report, upload, charges, people and to-dos), before any endpoint work (so a
+ * faulted charge makes no charge), checked in this order: `reset`, `hang`, `failRate`.
  */
 export interface Controls {
   /** Search latency. @default 300 */

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { type Engine, mutate, type StitchError } from '../../../src/index';
 import { useEngine, useStitch, useStitchScope } from '../../../src/react/index';
 import { PageIntro } from '../components/PageIntro';
+import { TraceTimeline } from '../components/TraceTimeline';
 import { addTodo, deleteTodo, getTodos, renameTodo, type Todo } from '../todoStitches';
 
 /** The list's cached data, changed in place: each write's optimistic update and its undo compose. */
@@ -9,6 +10,9 @@ const edit = (engine: Engine, change: (todos: Todo[]) => Todo[]) =>
   engine.setData(getTodos, undefined, (todos) => todos && change(todos));
 
 let temporary = 0;
+
+/** The list's read and its writes, one lane per request on the page's timeline. */
+const TODO_STITCHES = [getTodos, addTodo, renameTodo, deleteTodo].map((each) => each.definition.name);
 
 /**
  * A to-do list whose add, rename and delete show at once (`engine.setData` in `onMutate`) and are
@@ -111,6 +115,7 @@ export function TodosPage() {
           ))}
         </ul>
       </section>
+      <TraceTimeline stitches={TODO_STITCHES} />
     </>
   );
 }
