@@ -41,7 +41,7 @@ export class Lifetime implements Deadline {
     this.#total = total ?? Number.POSITIVE_INFINITY;
     this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
     this.#own = own(this.#controller.signal);
-    this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total, () => this.#expire(total));
+    this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total, () => this.#expire());
   }
 
   /**
@@ -53,7 +53,7 @@ export class Lifetime implements Deadline {
   passed(): boolean {
     // Unbounded (no total timeout): nothing to read the clock for.
     if (this.#ends === Number.POSITIVE_INFINITY) return false;
-    if (!this.expired && !this.ended && this.remaining() < 1) this.#expire(this.#total);
+    if (!this.expired && !this.ended && this.remaining() < 1) this.#expire();
     return this.expired;
   }
 
@@ -114,10 +114,10 @@ export class Lifetime implements Deadline {
   }
 
   /** The total deadline passes: the work stops with a `TimeoutError`, and its timers go. */
-  #expire(total: number) {
+  #expire() {
     this.expired = true;
     this.#cancelTimers();
-    this.#abort(timeoutError('total', total));
+    this.#abort(timeoutError('total', this.#total));
   }
 
   /** Aborts the signal the work runs on now, and runs the engine's waits on it. */

@@ -176,10 +176,11 @@ export function openLease(
     if (settled.ok) {
       forget(engine, key, lease);
       keepUntilShown(engine, key, unwatch, options.abandonAfter);
-    } else if (byKey.get(key) === lease) {
+    } else {
       unwatch();
-      lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
-    } else unwatch();
+      if (byKey.get(key) === lease)
+        lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
+    }
     lease.wakeUp();
   });
   // A new read of a stitch may be a component that moved off another key before any of its

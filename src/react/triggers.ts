@@ -140,7 +140,8 @@ export function watchTriggers(
       arm();
     });
   };
-  if (refetchInterval > 0) {
+  const polls = refetchInterval > 0;
+  if (polls) {
     stops.push(
       observer.subscribe(() => {
         if (!fetching()) return arm();
@@ -151,24 +152,19 @@ export function watchTriggers(
     );
     arm();
   }
-  if (refetchOnFocus || refetchInterval > 0) {
+  /** Polling pauses while `up()` is false; back up, it resumes, and refetches if `refetchWhenUp`. */
+  const pauseWhileDown = (source: FocusSource | OnlineSource, up: () => boolean, refetchWhenUp: boolean) => {
+    if (!refetchWhenUp && !polls) return;
     stops.push(
-      focus.subscribe(() => {
-        if (!focus.isVisible()) return disarm();
-        if (refetchOnFocus) refetch(false);
-        if (refetchInterval > 0) arm();
+      source.subscribe(() => {
+        if (!up()) return disarm();
+        if (refetchWhenUp) refetch(false);
+        if (polls) arm();
       }),
     );
-  }
-  if (refetchOnReconnect || refetchInterval > 0) {
-    stops.push(
-      online.subscribe(() => {
-        if (!online.isOnline()) return disarm();
-        if (refetchOnReconnect) refetch(false);
-        if (refetchInterval > 0) arm();
-      }),
-    );
-  }
+  };
+  pauseWhileDown(focus, () => focus.isVisible(), refetchOnFocus);
+  pauseWhileDown(online, () => online.isOnline(), refetchOnReconnect);
   return () => {
     live = false;
     disarm();

@@ -4,13 +4,14 @@
  * that timed out a hung-up one, each retry is a request of its own, and calls the open breaker refuses are counted apart, having sent
  * nothing. Real engine, real demo vendor.
  */
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { countLanes } from '../../../../examples/app/components/laneCounts';
 import { createDemoVendor, type DemoVendor } from '../../../../examples/vendor';
 import { createDevtoolsModel } from '../../../../src/devtools/index';
 import { createEngine, stitch } from '../../../../src/index';
 import { createManualClock, type ManualClock } from '../../../../src/testing/index';
 import { uniqueKey } from '../../../helpers/keys';
+import { until } from '../../client';
 
 let vendor: DemoVendor | undefined;
 
@@ -91,10 +92,10 @@ it('a request that timed out is one the vendor saw hung up, not failed', async (
   });
 
   const run = search({ query: { q: 'ada' } }, { engine }).safe();
-  await vi.waitFor(() => expect(vendor.ledger().endpoints.search?.requests).toBe(1));
+  await until(() => vendor.ledger().endpoints.search.requests === 1, 'the request arrives');
   await clock.advance(3_000);
   expect((await run).error).toMatchObject({ kind: 'timeout' });
-  await vi.waitFor(() => expect(vendor.ledger().endpoints.search?.hungUp).toBe(1));
+  await until(() => vendor.ledger().endpoints.search.hungUp === 1, 'the hang-up is recorded');
 
   expect(counts(search.definition.name)).toMatchObject({ sent: 1, cancelled: 1, failed: 0 });
   expect(vendor.ledger().endpoints.search).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 });
