@@ -2,6 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite';
 import { expect, userEvent, within } from 'storybook/test';
 import { CheckoutPage } from '../examples/app/pages/CheckoutPage';
 import { eventually, harnessOf, letGo, withDemo } from './support/harness';
+import { MemoryRoutes } from './support/MemoryRoutes';
 
 /**
  * The demo's checkout page. The vendor makes a charge on arrival and holds its answer until the play
@@ -48,6 +49,47 @@ export const PayCancelPayAgain: Story = {
     await eventually(() => expect(canvas.getByTestId('charge-count')).toHaveTextContent('1'));
     // Success ends the intent: the next payment would go out under a new key.
     expect(canvas.getByTestId('idempotency-key')).not.toHaveTextContent(key);
+    letGo(harnessOf(context));
+  },
+};
+
+/**
+ * Pay, leave the page mid-flight (the route's scope resets and aborts the charge), come back, pay
+ * again: the order kept its key, so the vendor answers `duplicate: true` and holds one charge.
+ */
+export const LeaveMidPaymentThenPayAgain: StoryObj<typeof MemoryRoutes> = {
+  render: () => (
+    <MemoryRoutes
+      initial="/checkout"
+      links={[
+        { href: '/search', label: 'Search' },
+        { href: '/checkout', label: 'Checkout' },
+      ]}
+    />
+  ),
+  play: async (context) => {
+    const { vendor } = harnessOf(context);
+    const canvas = within(context.canvasElement);
+    const key = (await canvas.findByTestId('idempotency-key')).textContent ?? '';
+
+    await userEvent.click(canvas.getByRole('button', { name: /^Pay/ }));
+    await eventually(() => expect(vendor.held('charges')).toBe(1));
+    expect(vendor.charges()).toHaveLength(1);
+
+    await userEvent.click(canvas.getByRole('link', { name: 'Search' }));
+    await eventually(() =>
+      expect(vendor.counts('charges')).toEqual({ requests: 1, completed: 0, hungUp: 1, failed: 0 }),
+    );
+    expect(vendor.requests('charges')[0]?.reason).toHaveProperty('message', 'The scope was reset');
+
+    await userEvent.click(canvas.getByRole('link', { name: 'Checkout' }));
+    expect(await canvas.findByTestId('idempotency-key')).toHaveTextContent(key); // the same order
+    await userEvent.click(canvas.getByRole('button', { name: /^Pay/ }));
+    await eventually(() => expect(vendor.held('charges')).toBe(1));
+    vendor.release('charges');
+    await eventually(() => expect(canvas.getByTestId('payment-status')).toHaveTextContent(/duplicate: true/));
+    expect(vendor.requests('charges').map((r) => r.idempotencyKey)).toEqual([key, key]);
+    expect(vendor.charges()).toEqual([expect.objectContaining({ key, amount: 4200, currency: 'EUR' })]);
     letGo(harnessOf(context));
   },
 };

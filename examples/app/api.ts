@@ -71,16 +71,20 @@ export const upload = stitch<{ received: number }, { body: Blob }>({
 /** The vendor's answer to a charge: `duplicate` when the key had already made it. */
 export type ChargeAnswer = Charge & { duplicate: boolean };
 
+/** What a charge sends: the order's amount, and the key that pays for it (`order.ts`). */
+export type ChargeInput = { body: { amount: number; currency: string; key: string } };
+
 /**
- * A charge. `idempotency()` lets `useStitchMutation` send one key per user intent; with that key
- * the write is retried (3 attempts, `retry()`'s default for a keyed write).
+ * A charge, under the order's own idempotency key (`keyOf`): paying for an order again, after a
+ * cancel or after leaving the page mid-payment, cannot charge twice. With a key the write is
+ * retried (3 attempts, `retry()`'s default for a keyed write).
  */
-export const charge = stitch<ChargeAnswer, { body: { amount: number; currency: string } }>({
+export const charge = stitch<ChargeAnswer, ChargeInput>({
   name: 'charge',
   baseUrl,
   method: 'POST',
   url: '/api/charges',
-  idempotency: idempotency(),
+  idempotency: idempotency<ChargeInput>({ keyOf: ({ body }) => body.key }),
   retry: retry(),
 });
 

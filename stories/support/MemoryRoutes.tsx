@@ -11,7 +11,14 @@ import { StitchScope } from '../../src/react/index';
  * that would rewrite the iframe's own URL. A click on an in-app link (the app's `Link`) is caught
  * here in the capture phase; `preventDefault` there makes `Link` skip its own `navigate`.
  */
-export function MemoryRoutes({ initial }: { initial: string }) {
+export function MemoryRoutes({
+  initial,
+  links = [],
+}: {
+  initial: string;
+  /** In-app links shown above the page, as the app's navigation bar would be. */
+  links?: readonly { href: string; label: string }[];
+}) {
   const [pathname, setPathname] = useState(initial);
   const follow = (event: MouseEvent) => {
     const anchor = (event.target as Element).closest('a[href]');
@@ -22,6 +29,15 @@ export function MemoryRoutes({ initial }: { initial: string }) {
   };
   return (
     <div onClickCapture={follow} data-pathname={pathname} style={{ display: 'contents' }}>
+      {links.length > 0 && (
+        <nav>
+          {links.map(({ href, label }) => (
+            <a key={href} href={href}>
+              {label}
+            </a>
+          ))}
+        </nav>
+      )}
       <StitchScope resetKey={pathname}>
         <Routes pathname={pathname} />
       </StitchScope>

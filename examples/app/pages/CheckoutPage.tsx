@@ -6,30 +6,30 @@ import { formatAmount } from '../components/money';
 import { PageIntro } from '../components/PageIntro';
 import { PaymentStatus } from '../components/PaymentStatus';
 import { TraceTimeline } from '../components/TraceTimeline';
-
-/** 42.00 EUR, in minor units as the vendor takes it. */
-const ORDER = { amount: 4200, currency: 'EUR' };
-const PRICE = formatAmount(ORDER.amount, ORDER.currency);
+import { endOrder, useOrder } from '../order';
 
 export function CheckoutPage() {
-  const payment = useStitchMutation(charge);
+  const order = useOrder();
+  // A paid order is over, even when its answer lands after the page was left.
+  const payment = useStitchMutation(charge, { onSuccess: (_data, { body }) => endOrder(body.key) });
   const pending = payment.status === 'pending';
+  const price = formatAmount(order.amount, order.currency);
   return (
     <>
       <PageIntro title="Checkout">
-        Paying sends <code>POST /api/charges</code> with an <code>Idempotency-Key</code> that belongs to this
-        intent, not to the click. Pay, cancel while the request is in flight (it may already have reached the
-        vendor), then pay again: the same key goes out, the vendor answers with the same charge, and its
-        ledger holds one charge. A new order (or a success) starts a new key.
+        Paying sends <code>POST /api/charges</code> with an <code>Idempotency-Key</code> that belongs to the
+        order, not to the click or to this page. Pay, cancel while the request is in flight (it may already
+        have reached the vendor), or leave the page, then pay again: the same key goes out, the vendor answers
+        with the same charge, and its ledger holds one charge. A new order (or a success) starts a new key.
       </PageIntro>
       <section className="card checkout" aria-labelledby="order-title">
-        <h2 id="order-title">{`Order: ${PRICE}`}</h2>
+        <h2 id="order-title">{`Order: ${price}`}</h2>
         <p>
-          Idempotency key of this intent: <code data-testid="idempotency-key">{payment.idempotencyKey}</code>
+          Idempotency key of this order: <code data-testid="idempotency-key">{order.key}</code>
         </p>
         <div className="actions">
-          <button type="button" onClick={() => payment.mutate({ body: ORDER })} disabled={pending}>
-            {`Pay ${PRICE}`}
+          <button type="button" onClick={() => payment.mutate({ body: order })} disabled={pending}>
+            {`Pay ${price}`}
           </button>
           <button
             type="button"
@@ -38,7 +38,15 @@ export function CheckoutPage() {
           >
             Cancel
           </button>
-          <button type="button" className="quiet" onClick={payment.reset} disabled={pending}>
+          <button
+            type="button"
+            className="quiet"
+            onClick={() => {
+              endOrder(order.key);
+              payment.reset();
+            }}
+            disabled={pending}
+          >
             New order
           </button>
         </div>
