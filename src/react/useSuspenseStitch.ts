@@ -16,6 +16,7 @@ import {
 } from './leases';
 import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
+import { readInput } from './readInput';
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
@@ -55,6 +56,8 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   options: UseSuspenseStitchOptions = {},
 ): { data: TData; isFetching: boolean } {
   checkOptions('useSuspenseStitch', stitch.definition.name, options, USE_SUSPENSE_STITCH);
+  // A write is never cached: its every answer would leave the read suspended, and send it again.
+  readInput('useSuspenseStitch', stitch, input, true, ': use useStitchMutation');
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const key = engine.keyOf<TInput>(stitch, input) ?? stitch.definition.name;

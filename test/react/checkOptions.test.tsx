@@ -21,6 +21,8 @@ afterEach(() => {
 
 const refused = (field: string) => expect.objectContaining({ kind: 'config', field });
 const user = { params: { id: 7 } };
+const charge = (url: string) =>
+  stitch<unknown, { body: object }>({ name: uniqueKey('charge'), method: 'POST', url });
 
 it.each<[string, Record<string, unknown>]>([
   ['signal', { signal: new AbortController() }],
@@ -84,5 +86,20 @@ it.each<[string, Record<string, unknown>]>([
     <StitchProvider {...(props as object)}>{children}</StitchProvider>
   );
   expect(() => renderHook(() => useStitch(getUser, user), { wrapper })).toThrow(refused(field));
+  expect(vendor.requests()).toBe(0);
+});
+
+it.each([
+  ['useStitch', (s: ReturnType<typeof charge>) => useStitch(s, { body: {} })],
+  ['useSuspenseStitch', (s: ReturnType<typeof charge>) => useSuspenseStitch(s, { body: {} })],
+])('%s refuses a write stitch (a POST is never cached), sending nothing', async (_hook, read) => {
+  const { vendor, wrapper } = await setup();
+  expect(() => renderHook(() => read(charge(vendor.url('/charge'))), { wrapper })).toThrow(
+    expect.objectContaining({
+      kind: 'config',
+      field: 'method',
+      message: expect.stringContaining('useStitchMutation'),
+    }),
+  );
   expect(vendor.requests()).toBe(0);
 });
