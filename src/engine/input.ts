@@ -76,14 +76,17 @@ export function checkInput(
   input: unknown,
   scrubbed: Scrubbed,
 ): CheckedInput | Promise<CheckedInput> {
-  let result: StandardResult<StitchInput> | Promise<StandardResult<StitchInput>>;
+  let result: StandardResult<StitchInput> | PromiseLike<StandardResult<StitchInput>>;
   try {
     result = schema['~standard'].validate(input);
   } catch (error) {
     return threw(stitch, error, scrubbed);
   }
-  if (!(result instanceof Promise)) return verdict(stitch, result, scrubbed);
-  return result.then(
+  // Any thenable: a promise of another realm (an iframe's, a VM context's) is no `Promise` here.
+  if (typeof (result as Partial<PromiseLike<unknown>> | null)?.then !== 'function') {
+    return verdict(stitch, result as StandardResult<StitchInput>, scrubbed);
+  }
+  return Promise.resolve(result).then(
     (settled) => verdict(stitch, settled, scrubbed),
     (error: unknown) => threw(stitch, error, scrubbed),
   );

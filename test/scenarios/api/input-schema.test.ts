@@ -5,6 +5,7 @@
  * ends at once. Against the real vendor.
  */
 import { getEventListeners } from 'node:events';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type StandardSchemaV1, type StitchInput, stitch } from '../../../src/index';
@@ -70,6 +71,33 @@ describe('the input schema', () => {
     expect(error?.cause).toMatchObject({ message: 'validator bug' });
     expect((await run.report()).events.map((event) => event.type)).toEqual(['start', 'error', 'done']);
   });
+
+  it.each([
+    ["another realm's promise", (value: unknown) => runInNewContext('(v) => Promise.resolve(v)')(value)],
+    [
+      'a thenable',
+      // biome-ignore lint/suspicious/noThenProperty: a thenable is what this case is about.
+      (value: unknown) => ({ then: (resolve: (v: unknown) => void) => resolve(value) }),
+    ],
+  ])(
+    'an asynchronous validator answering with %s is awaited: its refusal stands, nothing is sent',
+    async (_, later) => {
+      const { vendor, engine } = await startScenario();
+      const issues = [{ message: 'q is too short', path: ['query', 'q'] }];
+      const refusing = {
+        '~standard': { version: 1, vendor: 'test', validate: () => later({ issues }) },
+      } as StandardSchemaV1<StitchInput, StitchInput>;
+      const search = stitch({ name: uniqueKey('realm'), url: vendor.url('/search'), input: refusing });
+      const { error } = await search({ query: { q: 'a' } }, { engine }).safe();
+      expect(error).toMatchObject({
+        kind: 'invalid',
+        requests: 0,
+        message: expect.stringContaining('q is too short'),
+      });
+      expect(error?.cause).toEqual(issues);
+      expect(vendor.requests()).toBe(0);
+    },
+  );
 
   it('an asynchronous validator waits, and a caller abort or run.cancel ends the wait with its reason', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
