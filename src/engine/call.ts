@@ -44,12 +44,14 @@ export function cacheKey<TInput extends StitchInput>(
   input: TInput | undefined,
 ): string | undefined {
   if (definition.kind === 'write') return undefined;
-  let scope: string;
+  let scope: unknown;
   try {
     scope = definition.cache?.scope?.(input) ?? '';
   } catch (error) {
     throw asConfigError(error, definition.name, 'cache.scope');
   }
+  // Anything else (a promise of the principal, say) would key every user alike.
+  if (typeof scope !== 'string') throw configError(definition.name, 'cache.scope', 'must give a string');
   return keys.keyOf(definition.name, scope, input, definition.url);
 }
 
