@@ -364,9 +364,17 @@ export function define<TData, TInput extends StitchInput>(
     'must be a boolean',
   );
   const { policy: idempotency, records } = forms.idempotency(config.idempotency, method, name);
-  // `Headers` would send `undefined` (an unset environment variable) as the text "undefined".
+  // `Headers` would take a function's own properties (`name`, `length`) for headers.
+  check(typeof config.headers !== 'function', name, 'headers', 'must be an object of header values');
+  // `Headers` would send `undefined` (an unset environment variable) as the text "undefined", and
+  // trim a line break off the end where a call's input header with one is refused.
   for (const [header, value] of Object.entries(isRecord(config.headers) ? config.headers : {})) {
-    check(typeof value === 'string', name, `headers.${header}`, 'must be a string');
+    check(
+      typeof value === 'string' && !/[\r\n]/.test(value),
+      name,
+      `headers.${header}`,
+      'must be a string without CR or LF',
+    );
   }
   let headers: Headers;
   try {

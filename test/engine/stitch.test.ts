@@ -55,7 +55,11 @@ describe('stitch(): config validation at definition time', () => {
     ['hooks.onCancel not a function', 'hooks.onCancel', withOption({ hooks: { onCancel: {} } })],
     ['a non-boolean coalesce', 'coalesce', withOption({ coalesce: 'yes' })],
     ['an invalid header name', 'headers', withOption({ headers: { 'bad name': 'x' } })],
-    ['an invalid header value', 'headers', withOption({ headers: { 'x-ok': 'a\nb' } })],
+    ['an invalid header value', 'headers.x-ok', withOption({ headers: { 'x-ok': 'a\nb' } })],
+    // Headers would trim it, where a call's input header with one is refused.
+    ['a header value ending in a line break', 'headers.x-ok', withOption({ headers: { 'x-ok': 'a\r\n' } })],
+    // The engine's `headers` option is a function; here Headers would send its `name` and `length`.
+    ['a function for headers', 'headers', withOption({ headers: function authHeaders() {} })],
     // An unset environment variable: Headers would send the text "undefined".
     [
       'an undefined header value',
