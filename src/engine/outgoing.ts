@@ -27,8 +27,10 @@ export interface OutgoingRequest {
   readonly preview: boolean;
 }
 
-/** Returns headers to add to one attempt (`undefined`: none). */
-export type HeadersHook = (request: OutgoingRequest) => Readonly<Record<string, string>> | undefined;
+/** Returns headers to add to one attempt (`undefined`: none; a header whose value is `undefined` is left out). */
+export type HeadersHook = (
+  request: OutgoingRequest,
+) => Readonly<Record<string, string | undefined>> | undefined;
 
 /** Checks the `headers` option of `createEngine`. */
 export function checkHeadersHook(hook: unknown): HeadersHook | undefined {
@@ -53,7 +55,10 @@ export function addHeaders(
   const { run, url, definition, request } = context;
   try {
     const extra = hook({ run, stitch: definition.name, attempt, method: request.method, url, preview });
-    if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    // A header the hook has no value for (no active span, say) is left out, not sent as "undefined".
+    for (const [name, value] of Object.entries(extra ?? {})) {
+      if (value !== undefined && value !== null) headers.set(name, value);
+    }
   } catch {
     // Observers cannot fail a request.
   }

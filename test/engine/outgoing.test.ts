@@ -47,6 +47,16 @@ describe("createEngine's headers option", () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('leaves out a header the hook gives no value, instead of sending the text "undefined"', async () => {
+    const { vendor, engine } = await startScenario({
+      engine: { headers: () => ({ traceparent: undefined, 'x-kept': 'yes' }) },
+    });
+    const get = stitch({ name: uniqueKey('outgoing-undefined'), url: vendor.url('/thing') });
+    await get(undefined, { engine });
+    expect(vendor.ledger[0]?.headers).toMatchObject({ 'x-kept': 'yes' });
+    expect(vendor.ledger[0]?.headers).not.toHaveProperty('traceparent');
+  });
+
   it('is not consulted for a call that sends nothing (a cache hit)', async () => {
     const headers = vi.fn(() => undefined);
     const { vendor, engine } = await startScenario({ engine: { headers } });
