@@ -185,6 +185,31 @@ function formQuery(pairs: Array<[string, string]>): string {
 }
 
 /**
+ * Objects JSON sends as `{}`: collections, errors, and bodies that are sendable only alone (a File
+ * in a JSON body is lost; send it as the body, or in a FormData).
+ */
+const OPAQUE_TO_JSON = [
+  'Map',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'WeakRef',
+  'Error',
+  'RegExp',
+  'Response',
+  'Request',
+  'Blob',
+  'File',
+  'ArrayBuffer',
+  'SharedArrayBuffer',
+  'DataView',
+  'FormData',
+  'URLSearchParams',
+  'Headers',
+  'ReadableStream',
+];
+
+/**
  * Why `value` cannot be sent as JSON as it is (a cycle, or something JSON would turn into `{}`,
  * `null` or nothing: a Map, a Set, a function, a symbol, a bigint, a non-finite number), with
  * its path; `undefined` when it can. Objects with `toJSON` (a Date) speak for themselves.
@@ -199,8 +224,7 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   if (typeof (value as { then?: unknown }).then === 'function')
     return `${path} is a Promise (or thenable): await it before the call`;
   const tag = tagOf(value).slice(8, -1);
-  if (['Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef', 'Error', 'RegExp', 'Response', 'Request'].includes(tag))
-    return `${path} is a ${tag}, which JSON sends as {}`;
+  if (OPAQUE_TO_JSON.includes(tag)) return `${path} is a ${tag}, which JSON sends as {}`;
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);
   try {

@@ -133,6 +133,14 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     ['an Error', new TypeError('bad')],
     ['a RegExp inside an object', { pattern: /ab+c/ }],
     ['a Response', new Response('{}')],
+    // Sendable alone, but lost inside JSON: an upload whose file never arrives.
+    ['a File inside an object', { name: 'ada', avatar: new File(['png'], 'ada.png') }],
+    ['a Blob inside a list', [new Blob(['x'])]],
+    ['an ArrayBuffer inside an object', { bytes: new ArrayBuffer(4) }],
+    ['a FormData inside an object', { form: new FormData() }],
+    ['URLSearchParams inside an object', { params: new URLSearchParams('a=1') }],
+    ['a ReadableStream inside an object', { stream: new ReadableStream() }],
+    ['a SharedArrayBuffer', new SharedArrayBuffer(4)],
   ])('a body that is %s', async (_label, body) => {
     const { vendor, engine } = await startScenario();
     const run = callSafely(() => charge(vendor)({ params: { id: 1 }, body }, { engine }));
@@ -205,6 +213,20 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
       const error = await rejection(run);
       expect(error).toMatchObject({ kind: 'config', field, requests: 0 });
       expect(error.cause).toBe(thrown);
+    }
+    expect(vendor.requests()).toBe(0);
+  });
+
+  it('a cache.scope that gives no string (a promise of the principal) is a config error: users are never keyed alike', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 1 } }) });
+    const scoped = stitch({
+      name: uniqueKey('async-scope'),
+      url: vendor.url('/account'),
+      cache: { ttl: 60_000, scope: (async () => 'alice') as never },
+    });
+    for (let i = 0; i < 2; i++) {
+      const error = await rejection(scoped(undefined, { engine }));
+      expect(error).toMatchObject({ kind: 'config', field: 'cache.scope', requests: 0 });
     }
     expect(vendor.requests()).toBe(0);
   });
