@@ -90,7 +90,11 @@ function fillTemplate(stitch: string, template: string, given: StitchInput['para
     const text = String(value);
     if (text === '') throw inputError(stitch, `params.${name}`, 'must not be empty');
     if (text === '.' || text === '..') throw inputError(stitch, `params.${name}`, `must not be '${text}'`);
-    return encodeURIComponent(text);
+    try {
+      return encodeURIComponent(text);
+    } catch {
+      throw inputError(stitch, `params.${name}`, 'must be well-formed text (it holds a lone surrogate)');
+    }
   });
 }
 
@@ -269,11 +273,16 @@ export function buildRequest(
   secret: ReadonlySet<string> = new Set(),
 ): BuiltRequest {
   const input = given === undefined ? {} : (checkRecord(stitch, 'input', given) as StitchInput);
-  const target = targetOf(
-    fillTemplate(stitch, template, input.params),
-    queryPairs(stitch, input.query),
-    secret,
-  );
+  const filled = fillTemplate(stitch, template, input.params);
+  const pairs = queryPairs(stitch, input.query);
+  let target: ReturnType<typeof targetOf>;
+  try {
+    target = targetOf(filled, pairs, secret);
+  } catch {
+    // The template parsed when the stitch was defined, so a param broke it. No cause: the
+    // parser's error quotes the whole URL, secrets in its query included.
+    throw inputError(stitch, 'params', 'make the URL invalid (a placeholder in the host takes a host name)');
+  }
   let headers = defaults;
   const own = () => {
     if (headers === defaults) headers = new Headers(defaults);

@@ -82,6 +82,27 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     await expectRefused(run, vendor, engine, 'headers.x-note');
   });
 
+  it('a param that is a lone surrogate is refused naming it', async () => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() => charge(vendor)({ params: { id: '\uD800' } }, { engine }));
+    await expectRefused(run, vendor, engine, 'params.id');
+  });
+
+  it('a param that makes the URL invalid (a space in the host) is refused, its error quoting no secret', async () => {
+    const { vendor, engine } = await startScenario();
+    const tenant = stitch({
+      name: uniqueKey('tenant'),
+      url: 'http://{tenant}.localhost/items?api_key=SECRET_TEMPLATE_KEY',
+      circuit: { failures: 1 },
+    });
+    const run = callSafely(() => tenant({ params: { tenant: 'acme corp' } }, { engine }));
+    const error = await rejection(run);
+    expect(error).toMatchObject({ kind: 'config', field: 'params', requests: 0 });
+    expect(error.cause).toBeUndefined();
+    expect(JSON.stringify(await run.report())).not.toContain('SECRET_TEMPLATE_KEY');
+    expect(vendor.requests()).toBe(0);
+  });
+
   it('a cyclic query or params rejects (no RangeError thrown out of the call)', async () => {
     const { vendor, engine } = await startScenario();
     const query: Record<string, unknown> = { q: 'x' };
