@@ -149,6 +149,9 @@ export class StitchRun<TData> extends Promise<TData> {
   #wake: Emitter<void> | undefined;
   #leave: ((reason: unknown) => void) | undefined;
   #cancelled: { readonly reason: unknown } | undefined;
+  // Events emitted while the sink hears one (a sink cancelled the run, say), heard after it.
+  #hearing = false;
+  #queued: StitchEvent[] | undefined;
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
@@ -199,8 +202,24 @@ export class StitchRun<TData> extends Promise<TData> {
   ): void {
     this.#payloads.push(payload);
     this.#times.push(at);
-    if (trace && this.#sink) this.#sink(this.#events().at(-1) as StitchEvent);
+    if (trace && this.#sink) this.#tell(this.#sink, this.#events().at(-1) as StitchEvent);
     this.#wake?.emit();
+  }
+
+  /** Hands `event` to the sink once it has heard the ones before it: every sink hears them in order. */
+  #tell(sink: (event: StitchEvent) => void, event: StitchEvent): void {
+    if (this.#hearing) {
+      this.#queued ??= [];
+      this.#queued.push(event);
+      return;
+    }
+    this.#hearing = true;
+    try {
+      sink(event);
+      for (let next = this.#queued?.shift(); next; next = this.#queued?.shift()) sink(next);
+    } finally {
+      this.#hearing = false;
+    }
   }
 
   /**

@@ -57,6 +57,30 @@ describe('createEngine', () => {
     expect(eventTypes(seen)).toEqual(['start', 'request', 'response', 'success', 'done']);
   });
 
+  it('a sink that cancels the run as it hears an event: every sink and inspector hears the run in order', async () => {
+    const { fetch } = stubFetch();
+    const controller = new AbortController();
+    const seen: StitchEvent[] = [];
+    const inspected: string[] = [];
+    const engine = createEngine({
+      fetch,
+      trace: [
+        { handle: (event) => event.type === 'request' && controller.abort(new Error('over budget')) },
+        { handle: (event) => seen.push(event) },
+      ],
+    });
+    const stop = engine.inspect((event) => {
+      if (event.type === 'run') inspected.push(event.event.type);
+    });
+    const get = stitch({ name: uniqueKey('guarded'), url: 'https://api.test/thing' });
+    const run = get(undefined, { engine, signal: controller.signal });
+    const { events } = await run.report();
+    stop();
+    expect(eventTypes(events)).toEqual(['start', 'request', 'cancel', 'done']);
+    expect(eventTypes(seen)).toEqual(eventTypes(events));
+    expect(inspected).toEqual(eventTypes(events));
+  });
+
   it('redacts secret headers and configured query fields before an event leaves the engine', async () => {
     const { fetch, calls } = stubFetch();
     const seen: StitchEvent[] = [];
