@@ -10,7 +10,11 @@ export interface CacheOptions<TInput = StitchInput> {
   ttl?: number | undefined;
   /** How long (ms) after `ttl` stale data is still served while one request refreshes it. @default 0 */
   staleWhileRevalidate?: number | undefined;
-  /** The tenancy of an entry, e.g. the principal: callers in different scopes never share one. @default the engine */
+  /**
+   * The tenancy of an entry, e.g. the principal: callers in different scopes never share one. It
+   * must give a string at once (a promise is refused: every user's would key alike).
+   * @default the engine
+   */
   scope?: ((input: TInput | undefined) => string) | undefined;
 }
 
