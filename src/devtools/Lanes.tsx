@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from 'react';
+import { memo, useDeferredValue, useState } from 'react';
 import type { AttemptView, LaneView } from './model';
 import { button, mono, PALETTE } from './theme';
 
@@ -37,8 +37,14 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
   );
 }
 
-function Lane({ lane }: { lane: LaneView }) {
+/**
+ * One run. Memoised: the model replaces only the lanes that changed, so an event re-renders its
+ * own lane, not the 200 others.
+ */
+const Lane = memo(function Lane({ lane }: { lane: LaneView }) {
   const { cancel } = lane;
+  // The event list is drawn only while it is open: most lanes are never opened.
+  const [open, setOpen] = useState(false);
   return (
     <li
       data-testid="devtools-lane"
@@ -95,19 +101,21 @@ function Lane({ lane }: { lane: LaneView }) {
           {lane.error.kind}: {lane.error.message}
         </div>
       )}
-      <details>
+      <details onToggle={(event) => setOpen(event.currentTarget.open)}>
         <summary style={{ cursor: 'pointer', color: PALETTE.accent }}>{lane.events.length} events</summary>
-        <ol style={{ ...mono, margin: 0, paddingLeft: 20 }}>
-          {lane.events.map((event, index) => (
-            // Events of a run never reorder: the index is a stable key.
-            // biome-ignore lint/suspicious/noArrayIndexKey: see above
-            <li key={index}>{event.type}</li>
-          ))}
-        </ol>
+        {open && (
+          <ol style={{ ...mono, margin: 0, paddingLeft: 20 }}>
+            {lane.events.map((event, index) => (
+              // Events of a run never reorder: the index is a stable key.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              <li key={index}>{event.type}</li>
+            ))}
+          </ol>
+        )}
       </details>
     </li>
   );
-}
+});
 
 /** The request lanes, newest first, with a filter on stitch name and URL. */
 export function Lanes({ lanes, onClear }: { lanes: readonly LaneView[]; onClear: () => void }) {

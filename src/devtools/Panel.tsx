@@ -1,6 +1,7 @@
 import {
   type KeyboardEvent,
   type PointerEvent as ReactPointerEvent,
+  useDeferredValue,
   useEffect,
   useId,
   useRef,
@@ -39,12 +40,26 @@ function useTicks(ticking: boolean) {
 const serverSnapshot = () => EMPTY;
 
 /**
+ * `size` within the minimum and the viewport (less the panel's margins, as its style draws it):
+ * a size kept beyond what is drawn would make the first shrinking moves do nothing.
+ */
+function fitted(size: { width: number; height: number }) {
+  return {
+    width: Math.max(MIN.width, Math.min(size.width, window.innerWidth - 16)),
+    height: Math.max(MIN.height, Math.min(size.height, window.innerHeight - 64)),
+  };
+}
+
+/**
  * The floating panel: tabs for requests, cache, and breakers with throttle queues. Resized by
  * dragging its corner or with the arrow keys on the resize handle; never wider than the viewport.
  */
 export function Panel({ model, onClose }: PanelProps) {
   // A server renders the empty model (nothing watches there): so does a hydrating client first.
-  const snapshot = useSyncExternalStore(model.subscribe, model.getSnapshot, serverSnapshot);
+  const latest = useSyncExternalStore(model.subscribe, model.getSnapshot, serverSnapshot);
+  // Drawn in the background: a burst of events (hundreds of runs) is drawn once it pauses, and
+  // never holds up the app's own renders (a keystroke in the page being inspected).
+  const snapshot = useDeferredValue(latest);
   const [tab, setTab] = useState<Tab>('Requests');
   const [size, setSize] = useState({ width: 560, height: 420 });
   const id = useId();
@@ -55,10 +70,10 @@ export function Panel({ model, onClose }: PanelProps) {
   const now = model.engine.clock.now();
 
   const resize = (dx: number, dy: number) =>
-    setSize((current) => ({
-      width: Math.max(MIN.width, current.width + dx),
-      height: Math.max(MIN.height, current.height + dy),
-    }));
+    setSize((current) => {
+      const drawn = fitted(current);
+      return fitted({ width: drawn.width + dx, height: drawn.height + dy });
+    });
 
   const onHandleKey = (event: KeyboardEvent) => {
     const moves: Record<string, [number, number]> = {
@@ -74,14 +89,16 @@ export function Panel({ model, onClose }: PanelProps) {
   };
 
   const onHandlePointer = (event: ReactPointerEvent) => {
-    const start = { x: event.clientX, y: event.clientY, ...size };
+    const start = { x: event.clientX, y: event.clientY, ...fitted(size) };
     const target = event.currentTarget;
     target.setPointerCapture(event.pointerId);
     const move = (next: PointerEvent) =>
-      setSize({
-        width: Math.max(MIN.width, start.width + start.x - next.clientX),
-        height: Math.max(MIN.height, start.height + start.y - next.clientY),
-      });
+      setSize(
+        fitted({
+          width: start.width + start.x - next.clientX,
+          height: start.height + start.y - next.clientY,
+        }),
+      );
     const up = () => {
       target.removeEventListener('pointermove', move as EventListener);
       target.removeEventListener('pointerup', up);

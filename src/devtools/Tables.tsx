@@ -38,7 +38,7 @@ export function CacheTable({ cache, now }: { cache: DevtoolsSnapshot['cache']; n
               </td>
               <td style={cell}>{state}</td>
               <td style={cell}>{entry.readers}</td>
-              <td style={{ ...cell, whiteSpace: 'nowrap' }}>
+              <td style={cell}>
                 <button
                   type="button"
                   style={button}
@@ -46,7 +46,7 @@ export function CacheTable({ cache, now }: { cache: DevtoolsSnapshot['cache']; n
                   aria-label={`Invalidate ${entry.key}`}
                 >
                   Invalidate
-                </button>{' '}
+                </button>
                 <button
                   type="button"
                   style={button}

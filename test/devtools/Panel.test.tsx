@@ -34,3 +34,29 @@ it("the Cache tab shows each entry's age as of its render, opened before the dat
   expect(ageOf(first.definition.name)).toBe('3.0 s old');
   expect(ageOf(second.definition.name)).toBe('0 ms old');
 });
+
+it("a lane's event list is drawn only once it is opened", async () => {
+  const { vendor, engine, wrapper } = await setup({ respond: () => ({ status: 200, body: {} }) });
+  const read = stitch({ name: uniqueKey('listed'), url: vendor.url('/listed') });
+  render(<StitchDevtools initialOpen />, { wrapper });
+  const panel = await screen.findByRole('region', { name: 'Stitch devtools' });
+  await act(async () => {
+    await read(undefined, { engine });
+    await flushMicrotasks();
+  });
+  const lane = within(panel).getByTestId('devtools-lane');
+  const details = lane.querySelector('details') as HTMLDetailsElement;
+  expect(details.querySelector('ol')).toBeNull();
+  await act(async () => {
+    details.open = true;
+    const { Event } = details.ownerDocument.defaultView as Window & typeof globalThis;
+    details.dispatchEvent(new Event('toggle'));
+  });
+  expect([...(details.querySelectorAll('ol > li') ?? [])].map((item) => item.textContent)).toEqual([
+    'start',
+    'request',
+    'response',
+    'success',
+    'done',
+  ]);
+});

@@ -80,6 +80,9 @@ it("the panel's lanes for a typed search agree with the vendor's ledger, and it 
   expect(box?.x).toBeGreaterThanOrEqual(0);
   expect((box?.x ?? 0) + (box?.width ?? Infinity)).toBeLessThanOrEqual(390);
   await shoot(page, 'devtools-390');
+  // Its first shrinking press shrinks what is drawn (the size it keeps fits the viewport).
+  await panel.getByRole('button', { name: /^Resize the panel/ }).press('ArrowRight');
+  await expect.poll(async () => (await panel.boundingBox())?.width, poll).toBe((box?.width ?? 0) - 24);
   expect(errors).toEqual([]);
   await page.context().close();
 });
