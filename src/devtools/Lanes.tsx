@@ -117,8 +117,17 @@ const Lane = memo(function Lane({ lane }: { lane: LaneView }) {
   );
 });
 
-/** The request lanes, newest first, with a filter on stitch name and URL. */
-export function Lanes({ lanes, onClear }: { lanes: readonly LaneView[]; onClear: () => void }) {
+/**
+ * The request lanes, newest first, with a filter on stitch name and URL. Memoised: the panel's
+ * urgent render (each event) keeps the lanes it drew, and only its deferred render draws new ones.
+ */
+export const Lanes = memo(function Lanes({
+  lanes,
+  onClear,
+}: {
+  lanes: readonly LaneView[];
+  onClear: () => void;
+}) {
   const [filter, setFilter] = useState('');
   const deferred = useDeferredValue(filter.trim().toLowerCase());
   const shown = lanes.filter(
@@ -157,4 +166,4 @@ export function Lanes({ lanes, onClear }: { lanes: readonly LaneView[]; onClear:
       )}
     </div>
   );
-}
+});
