@@ -189,33 +189,8 @@ function formQuery(pairs: Array<[string, string]>): string {
 }
 
 /**
- * Objects JSON sends as `{}`: collections, errors, and bodies that are sendable only alone (a File
- * in a JSON body is lost; send it as the body, or in a FormData).
- */
-const OPAQUE_TO_JSON = [
-  'Map',
-  'Set',
-  'WeakMap',
-  'WeakSet',
-  'WeakRef',
-  'Error',
-  'RegExp',
-  'Response',
-  'Request',
-  'Blob',
-  'File',
-  'ArrayBuffer',
-  'SharedArrayBuffer',
-  'DataView',
-  'FormData',
-  'URLSearchParams',
-  'Headers',
-  'ReadableStream',
-];
-
-/**
  * Why `value` cannot be sent as JSON as it is (a cycle, or something JSON would turn into `{}`,
- * `null` or nothing: a Map, a Set, a function, a symbol, a bigint, a non-finite number), with
+ * `null` or nothing: a Map, a File, a function, a symbol, a bigint, a non-finite number), with
  * its path; `undefined` when it can. Objects with `toJSON` (a Date) speak for themselves.
  */
 function jsonProblem(value: unknown, path: string, ancestors: Set<object>): string | undefined {
@@ -227,8 +202,10 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
   if (typeof (value as { then?: unknown }).then === 'function')
     return `${path} is a Promise (or thenable): await it before the call`;
+  // Any object but a plain one or a list (a Map, a File, a FormData, a stream, a typed array):
+  // JSON sends its own enumerable fields, not what it holds, most often `{}`.
   const tag = tagOf(value).slice(8, -1);
-  if (OPAQUE_TO_JSON.includes(tag)) return `${path} is a ${tag}, which JSON sends as {}`;
+  if (tag !== 'Object' && tag !== 'Array') return `${path} is a ${tag}, which JSON cannot carry as it is`;
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);
   try {
