@@ -1,7 +1,8 @@
 /**
- * The order the checkout page pays for, kept by the app rather than by the page. Leaving the page
- * mid-payment resets the route's scope, which aborts the charge after it may have reached the
- * vendor; paying for the same order after coming back must go out under the same idempotency key.
+ * The order the checkout page pays for, kept by the app rather than by the page (and in the tab's
+ * session storage, across reloads). Leaving the page mid-payment resets the route's scope, which
+ * aborts the charge after it may have reached the vendor (a reload aborts it too); paying for the
+ * same order after coming back must go out under the same idempotency key.
  * So the key belongs to the order (`charge`'s `keyOf` reads it from the body), not to the page's
  * `useStitchMutation`, whose intent ends when the page unmounts.
  */
@@ -16,10 +17,23 @@ export interface Order {
 }
 
 const listeners = new Set<() => void>();
-let current = open();
+/** Where the order outlives a reload of the tab, as a shop's cart would. */
+const STORED = 'stitch-demo-order';
+let current = stored() ?? open();
 
 function open(): Order {
-  return { key: mintKey(), amount: 4200, currency: 'EUR' };
+  const order = { key: mintKey(), amount: 4200, currency: 'EUR' };
+  sessionStorage.setItem(STORED, JSON.stringify(order));
+  return order;
+}
+
+function stored(): Order | undefined {
+  try {
+    const order = JSON.parse(sessionStorage.getItem(STORED) ?? 'null') as Order | null;
+    return typeof order?.key === 'string' ? order : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function subscribe(listener: () => void): () => void {
@@ -27,7 +41,7 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** The order being paid now, the same one across route changes until it is paid or replaced. */
+/** The order being paid now, the same one across route changes and reloads until it is paid or replaced. */
 export function useOrder(): Order {
   return useSyncExternalStore(subscribe, () => current);
 }

@@ -229,6 +229,26 @@ describe('the demo', () => {
     expect(errors).toEqual([]);
   });
 
+  it('checkout: pay, reload mid-flight, pay again: the order kept its key, so one charge', async () => {
+    await session.vendor.setControls({ chargeDelay: 60_000 });
+    const { page, errors } = await open('/checkout');
+    const key = await page.getByTestId('idempotency-key').textContent();
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(async () => (await session.vendor.ledger()).charges.length, poll).toBe(1);
+
+    await page.reload();
+    await expect.poll(async () => (await session.vendor.ledger()).endpoints.charges.hungUp, poll).toBe(1);
+    expect(await page.getByTestId('idempotency-key').textContent()).toBe(key);
+    await session.vendor.setControls({ chargeDelay: 0 });
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByTestId('payment-status').filter({ hasText: 'duplicate: true' }).waitFor();
+    const ledger = await session.vendor.ledger();
+    expect(ledger.charges.map((charge) => charge.key)).toEqual([key]);
+    // Paid: the next order has a key of its own.
+    await expect.poll(() => page.getByTestId('idempotency-key').textContent(), poll).not.toBe(key);
+    expect(errors).toEqual([]);
+  });
+
   it('breaker: cancellations never open it, 503s do, and a half-open probe closes it', async () => {
     await session.vendor.setControls(SLOW_SEARCH);
     const { page, errors } = await open('/breaker');
