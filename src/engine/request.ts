@@ -202,10 +202,11 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
   if (typeof (value as { then?: unknown }).then === 'function')
     return `${path} is a Promise (or thenable): await it before the call`;
-  // Any object but a plain one or a list (a Map, a File, a FormData, a stream, a typed array):
-  // JSON sends its own enumerable fields, not what it holds, most often `{}`.
+  // An object of a class that holds what it holds out of sight (a Map, a File, a FormData, a
+  // stream): JSON sends its own enumerable fields, none, so the caller's data is lost.
   const tag = tagOf(value).slice(8, -1);
-  if (tag !== 'Object' && tag !== 'Array') return `${path} is a ${tag}, which JSON cannot carry as it is`;
+  if (tag !== 'Object' && tag !== 'Array' && Object.keys(value).length === 0)
+    return `${path} is a ${tag}, which JSON sends as {}`;
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);
   try {

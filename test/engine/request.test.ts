@@ -181,6 +181,25 @@ describe('buildRequest: body and headers', () => {
     expect(request.method).toBe('POST');
   });
 
+  it('sends an object of a class by its own fields, whatever its tag: only one whose fields JSON cannot see is refused', () => {
+    class Money {
+      constructor(
+        readonly amount: number,
+        readonly currency: string,
+      ) {}
+      get [Symbol.toStringTag]() {
+        return 'Money';
+      }
+    }
+    const body = { price: new Money(42, 'EUR'), bytes: new Uint8Array([1]) };
+    expect(build(`${BASE}/u`, { body }, 'POST').body).toBe(
+      '{"price":{"amount":42,"currency":"EUR"},"bytes":{"0":1}}',
+    );
+    expect(() => build(`${BASE}/u`, { body: { file: new Blob(['x']) } }, 'POST')).toThrow(
+      /body\.file is a Blob, which JSON sends as \{\}/,
+    );
+  });
+
   it('keeps a content type the defaults or the input already set for a JSON body', () => {
     const defaults = new Headers({ 'content-type': 'application/vnd.api+json' });
     expect(build(`${BASE}/u`, { body: {} }, 'PUT', defaults).headers.get('content-type')).toBe(
