@@ -115,6 +115,32 @@ export const cancelledWith = (run: StitchRun<unknown>): { readonly reason: unkno
 export const finishRun = <TData>(run: StitchRun<TData>, result: RunResult<TData>, tally: RunTally): void =>
   internals?.finish(run as StitchRun<unknown>, result, tally);
 
+/** Whether a sink is hearing an event now, and the sinks and events emitted meanwhile, in order. */
+let hearing = false;
+const heardNext: Array<((event: StitchEvent) => void) | StitchEvent> = [];
+
+/**
+ * Hands `event` to `sink` once the event being heard (if any) has reached every sink: a sink that
+ * cancels a run as it hears one of its events emits `cancel` and `done` within that delivery, and
+ * the sinks after it must still hear that run's events in their order.
+ */
+function tell(sink: (event: StitchEvent) => void, event: StitchEvent): void {
+  if (hearing) {
+    heardNext.push(sink, event);
+    return;
+  }
+  hearing = true;
+  try {
+    sink(event);
+    while (heardNext.length > 0) {
+      const next = heardNext.shift() as (event: StitchEvent) => void;
+      next(heardNext.shift() as StitchEvent);
+    }
+  } finally {
+    hearing = false;
+  }
+}
+
 /**
  * One call of a stitch: a real `Promise` of its data (`await`, `.then`, `.catch`, `.finally`,
  * `Promise.all` and `instanceof Promise` all work) over a single event log. It rejects with a
@@ -149,9 +175,6 @@ export class StitchRun<TData> extends Promise<TData> {
   #wake: Emitter<void> | undefined;
   #leave: ((reason: unknown) => void) | undefined;
   #cancelled: { readonly reason: unknown } | undefined;
-  // Events emitted while the sink hears one (a sink cancelled the run, say), heard after it.
-  #hearing = false;
-  #queued: StitchEvent[] | undefined;
 
   /** @internal Runs are created by the engine. */
   constructor(id: string, stitch: string, clock: Clock, sink?: (event: StitchEvent) => void) {
@@ -202,24 +225,8 @@ export class StitchRun<TData> extends Promise<TData> {
   ): void {
     this.#payloads.push(payload);
     this.#times.push(at);
-    if (trace && this.#sink) this.#tell(this.#sink, this.#events().at(-1) as StitchEvent);
+    if (trace && this.#sink) tell(this.#sink, this.#events().at(-1) as StitchEvent);
     this.#wake?.emit();
-  }
-
-  /** Hands `event` to the sink once it has heard the ones before it: every sink hears them in order. */
-  #tell(sink: (event: StitchEvent) => void, event: StitchEvent): void {
-    if (this.#hearing) {
-      this.#queued ??= [];
-      this.#queued.push(event);
-      return;
-    }
-    this.#hearing = true;
-    try {
-      sink(event);
-      for (let next = this.#queued?.shift(); next; next = this.#queued?.shift()) sink(next);
-    } finally {
-      this.#hearing = false;
-    }
   }
 
   /**
