@@ -22,6 +22,8 @@ export interface EngineParts {
   readonly use: Parts['use'];
   /** Lower-cased header and query names whose values never leave the engine. */
   readonly secret: ReadonlySet<string>;
+  /** A request event's headers, redacted by `secret` (see `headersShown`). */
+  readonly shown: (headers: Headers, own: boolean) => Readonly<Record<string, string>>;
   /** The engine's `headers` option, consulted at each dispatch. */
   readonly headers: HeadersHook | undefined;
 }

@@ -10,7 +10,7 @@ import type { StitchDefinition, StitchEngineLike } from './definition';
 import { Emitter } from './emitter';
 import { checkEngineOptions, type EngineOptions } from './engineOptions';
 import { configError } from './errors';
-import { fanOut, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
+import { fanOut, headersShown, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
 import type { InputArg } from './invoke';
 import { createKeys } from './keys';
@@ -165,6 +165,7 @@ export function createEngine(options?: EngineOptions): Engine {
     clock,
     use: made.use,
     secret,
+    shown: headersShown(secret),
     headers: checkHeadersHook(options?.headers),
   };
   const invalidated = new Emitter<(key: string) => boolean>();

@@ -42,7 +42,8 @@ export type StitchEvent =
         attempt: number;
         method: string;
         url: string;
-        headers: Record<string, string>;
+        /** Secret values redacted; the same frozen object for every call sending a stitch's own headers. */
+        headers: Readonly<Record<string, string>>;
         idempotencyKey?: string | undefined;
       }
     >
@@ -141,12 +142,32 @@ export const SECRET_QUERY: readonly string[] = [
 const REDACTED = '[redacted]';
 
 /** Copies headers for an event, replacing the value of every secret (or configured) name. */
-export function redactHeaders(headers: Headers, secret: ReadonlySet<string>): Record<string, string> {
+function redactHeaders(headers: Headers, secret: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
     out[name] = secret.has(name) ? REDACTED : value;
   });
   return out;
+}
+
+/**
+ * How request events show headers, secret values (by `secret`) redacted. A stitch's own headers
+ * (`own`: sent as they are by most calls, and never changed) are redacted once, and shown as the
+ * same frozen copy each time after.
+ */
+export function headersShown(
+  secret: ReadonlySet<string>,
+): (headers: Headers, own: boolean) => Readonly<Record<string, string>> {
+  const once = new WeakMap<Headers, Readonly<Record<string, string>>>();
+  return (headers, own) => {
+    if (!own) return redactHeaders(headers, secret);
+    let shown = once.get(headers);
+    if (shown === undefined) {
+      shown = Object.freeze(redactHeaders(headers, secret));
+      once.set(headers, shown);
+    }
+    return shown;
+  };
 }
 
 /** A URL for an event: credentials and query parameters with a secret name are redacted. */

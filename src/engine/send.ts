@@ -15,7 +15,7 @@ import {
 } from './context';
 import type { StitchDefinition } from './definition';
 import { MAX_ERROR_BODY } from './errors';
-import { redactHeaders, safely, scrub, scrubCause, secretValues } from './events';
+import { safely, scrub, scrubCause, secretValues } from './events';
 import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import { BodyProblem, isJsonType, parseBody, readBody, readErrorBody, validate } from './response';
@@ -83,7 +83,7 @@ export async function dispatch<TData>(
       attempt,
       method: request.method,
       url: context.url,
-      headers: redactHeaders(headers, parts.secret),
+      headers: parts.shown(headers, headers === definition.headers),
     };
     if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
     // The request's event and the response's are stamped with the readings that time the wait.

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   fanOut,
-  redactHeaders,
+  headersShown,
   redactUrl,
   SECRET_HEADERS,
   SECRET_QUERY,
@@ -18,7 +18,10 @@ const event: StitchEvent = { type: 'start', method: 'GET', url: 'https://x', at:
 const titleCase = (name: string) =>
   name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 
-describe('redactHeaders', () => {
+/** A request event's headers for a call sending headers of its own. */
+const redactHeaders = (headers: Headers, secret: ReadonlySet<string>) => headersShown(secret)(headers, false);
+
+describe('headersShown', () => {
   it.each(SECRET_HEADERS)('redacts %s, however the caller spelled it', (name) => {
     for (const spelling of [name, name.toUpperCase(), titleCase(name)]) {
       const out = redactHeaders(
@@ -36,6 +39,19 @@ describe('redactHeaders', () => {
     const out = redactHeaders(headers, secrets('x-tenant-secret'));
     expect(out).toEqual({ 'x-tenant-secret': REDACTED, 'x-request-id': 'abc' });
     expect(headers.get('x-tenant-secret')).toBe('s3');
+  });
+
+  it("shows a stitch's own headers as one frozen copy, redacted by each engine's own names", () => {
+    const own = new Headers({ 'X-Tenant-Secret': 's3', accept: 'application/json' });
+    const plain = headersShown(secrets());
+    const shown = plain(own, true);
+    expect(shown).toEqual({ 'x-tenant-secret': 's3', accept: 'application/json' });
+    expect(plain(own, true)).toBe(shown);
+    expect(Object.isFrozen(shown)).toBe(true);
+    expect(headersShown(secrets('x-tenant-secret'))(own, true)).toEqual({
+      'x-tenant-secret': REDACTED,
+      accept: 'application/json',
+    });
   });
 });
 
