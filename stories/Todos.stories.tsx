@@ -63,3 +63,30 @@ export const AddThenFailedDelete: Story = {
     letGo(harnessOf(context));
   },
 };
+
+/**
+ * An add the vendor saved stays saved when the list's refetch after it fails: the vendor's to-do
+ * (its real id) replaces the temporary one, so it can be renamed and deleted at once.
+ */
+export const AddSavedThenRefetchFails: Story = {
+  play: async (context) => {
+    const { vendor } = harnessOf(context);
+    const canvas = within(context.canvasElement);
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    vendor.release('todos');
+    await eventually(() => expect(titles(canvas)).toHaveLength(3));
+
+    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy eggs');
+    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    await eventually(() => expect(vendor.held('todos')).toBe(1)); // the POST, arrived
+    vendor.set({ failRate: 1 });
+    vendor.release('todos');
+    // The refetch its success asked for fails at once.
+    await eventually(() => expect(vendor.counts('todos')).toMatchObject({ requests: 3, failed: 1 }));
+    await eventually(() =>
+      expect(canvas.getByRole('button', { name: 'Delete Buy eggs' })).not.toBeDisabled(),
+    );
+    vendor.set({ failRate: 0 });
+    letGo(harnessOf(context));
+  },
+};

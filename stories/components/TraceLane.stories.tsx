@@ -97,6 +97,14 @@ const meta = {
         attempts: [],
         cancel: { reason: 'left', phase: 'before-dispatch', dispatched: false, socket: 'none' },
       },
+      {
+        ...base,
+        run: 'r7',
+        status: 'cancelled',
+        end: 700,
+        attempts: [{ attempt: 1, status: 503, outcome: 'failed' }],
+        cancel: { reason: 'left', phase: 'backoff', dispatched: true, socket: 'none' },
+      },
     ],
   },
 } satisfies Meta<typeof Lanes>;
@@ -115,6 +123,8 @@ export const EveryState: Story = {
       'cancelled · socket closed · 1100 ms',
       'probe · failed 503 · 900 ms',
       'cancelled before sending',
+      // A 503 answered, then cancelled in the wait before the retry: a request did leave.
+      'cancelled between attempts · 700 ms',
     ]);
     for (const text of canvasElement.querySelectorAll('.lane-label, .lane-caption')) {
       expect(text.scrollWidth).toBeLessThanOrEqual(text.clientWidth);

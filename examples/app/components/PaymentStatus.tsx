@@ -23,7 +23,9 @@ export function PaymentStatus({
   else if (error?.kind === 'aborted')
     text = error.ambiguous
       ? 'Cancelled after the request left: the vendor may have charged. Paying again sends the same key, so it cannot charge twice.'
-      : 'Cancelled before the request left: nothing was charged.';
+      : error.requests > 0
+        ? 'Cancelled while waiting to try again: the vendor refused every attempt sent, so nothing was charged.'
+        : 'Cancelled before the request left: nothing was charged.';
   else if (error) text = `${error.kind}: ${error.message}`;
   else text = 'Ready to pay.';
   return (

@@ -37,7 +37,9 @@ function caption(lane: LaneView, now: number): string {
       return `${prefix}failed ${lane.error?.status ?? lane.error?.kind} · ${took}`;
     case 'cancelled': {
       const socket = lane.cancel?.socket ?? 'none';
-      return socket === 'none' ? CANCELLED.none : `${CANCELLED[socket]} · ${took}`;
+      if (socket !== 'none') return `${CANCELLED[socket]} · ${took}`;
+      // Between attempts (a backoff after a 503, say): earlier ones did leave.
+      return lane.cancel?.dispatched ? `cancelled between attempts · ${took}` : CANCELLED.none;
     }
     case 'coalesced':
       return `joined ${lane.leader}`;

@@ -53,6 +53,12 @@ export function TodosPage() {
       {
         ...lifecycle(() => edit(engine, (list) => list.filter((todo) => todo.id !== id))),
         onMutate: () => void edit(engine, (list) => [...list, { id, title: text }]),
+        // The vendor's to-do in place of the temporary one: it is saved, even if the list's
+        // refetch fails.
+        onSuccess: (saved: Todo) => {
+          edit(engine, (list) => list.map((todo) => (todo.id === id ? saved : todo)));
+          setUndone(undefined);
+        },
       },
     ).catch(() => {});
   };
