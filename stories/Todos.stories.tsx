@@ -20,20 +20,25 @@ type Story = StoryObj<typeof meta>;
 const titles = (canvas: ReturnType<typeof within>) =>
   canvas.queryAllByTestId('todo').map((item: HTMLElement) => item.querySelector('span')?.textContent ?? '');
 
+/** Releases the list the page read on mount, waits for its three to-dos, then adds 'Buy eggs'. */
+async function addToTheList(context: { loaded: Record<string, unknown>; canvasElement: HTMLElement }) {
+  const { vendor } = harnessOf(context);
+  const canvas = within(context.canvasElement);
+  await eventually(() => expect(vendor.held('todos')).toBe(1));
+  vendor.release('todos');
+  await eventually(() => expect(titles(canvas)).toHaveLength(3));
+  await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy eggs');
+  await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+  return { vendor, canvas };
+}
+
 /**
  * Add shows at once and stays after the vendor's answer (the list is fetched again once); with the
  * vendor failing every request, a delete shows at once and is undone, and the list is fetched again.
  */
 export const AddThenFailedDelete: Story = {
   play: async (context) => {
-    const { vendor } = harnessOf(context);
-    const canvas = within(context.canvasElement);
-    await eventually(() => expect(vendor.held('todos')).toBe(1)); // the list, from the mount
-    vendor.release('todos');
-    await eventually(() => expect(titles(canvas)).toHaveLength(3));
-
-    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy eggs');
-    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    const { vendor, canvas } = await addToTheList(context);
     // Shown before the vendor answers.
     await eventually(() => expect(titles(canvas)).toContain('Buy eggs'));
     await eventually(() => expect(vendor.held('todos')).toBe(1));
@@ -70,14 +75,7 @@ export const AddThenFailedDelete: Story = {
  */
 export const AddSavedThenRefetchFails: Story = {
   play: async (context) => {
-    const { vendor } = harnessOf(context);
-    const canvas = within(context.canvasElement);
-    await eventually(() => expect(vendor.held('todos')).toBe(1));
-    vendor.release('todos');
-    await eventually(() => expect(titles(canvas)).toHaveLength(3));
-
-    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy eggs');
-    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    const { vendor, canvas } = await addToTheList(context);
     await eventually(() => expect(vendor.held('todos')).toBe(1)); // the POST, arrived
     vendor.set({ failRate: 1 });
     vendor.release('todos');

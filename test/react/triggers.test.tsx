@@ -80,11 +80,16 @@ const texts = (count: number) =>
   Array.from({ length: count }, (_, i) => screen.getByTestId(`r${i}`).textContent);
 
 /** Mounts one polling reader of user 7 and lets its first request be answered with `ada`. */
-async function firstAnswered(harness: Harness & { wrapper: Harness['wrapper'] }, getUser: UserStitch) {
+async function firstAnswered(
+  harness: Harness & { wrapper: Harness['wrapper'] },
+  getUser: UserStitch,
+  options: UseStitchOptions<User> = {},
+) {
   const shown = recorder<QueryResult<User>>();
-  const view = render(<Reader getUser={getUser} shown={shown} options={{ refetchInterval: 1_000 }} />, {
-    wrapper: harness.wrapper,
-  });
+  const view = render(
+    <Reader getUser={getUser} shown={shown} options={{ refetchInterval: 1_000, ...options }} />,
+    { wrapper: harness.wrapper },
+  );
   await harness.vendor.arrival(1);
   // No poll is scheduled while a request for the key is in flight.
   expect(harness.clock.pending()).toBe(0);
@@ -217,13 +222,9 @@ describe('refetchInterval', () => {
 
   it('pauses while offline (a poll settling meanwhile schedules none); back online, refetchOnReconnect refetches at once and polling takes up again', async () => {
     const harness = await setupTriggers();
-    const { vendor, clock, online, answer, wrapper, starts } = harness;
+    const { vendor, clock, online, answer, starts } = harness;
     const getUser = userStitch(vendor);
-    render(<Reader getUser={getUser} options={{ refetchInterval: 1_000, refetchOnReconnect: true }} />, {
-      wrapper,
-    });
-    await vendor.arrival(1);
-    await answer(1, { body: ada });
+    await firstAnswered(harness, getUser, { refetchOnReconnect: true });
     await act(() => clock.advance(1_000));
     await vendor.arrival(2);
 

@@ -47,17 +47,18 @@ export function TodosPage() {
     if (!text) return;
     setTitle('');
     const id = --temporary; // a negative id until the vendor answers with the real one
+    const common = lifecycle(() => edit(engine, (list) => list.filter((todo) => todo.id !== id)));
     void mutate(
       addTodo,
       { body: { title: text } },
       {
-        ...lifecycle(() => edit(engine, (list) => list.filter((todo) => todo.id !== id))),
+        ...common,
         onMutate: () => void edit(engine, (list) => [...list, { id, title: text }]),
         // The vendor's to-do in place of the temporary one: it is saved, even if the list's
         // refetch fails.
         onSuccess: (saved: Todo) => {
           edit(engine, (list) => list.map((todo) => (todo.id === id ? saved : todo)));
-          setUndone(undefined);
+          common.onSuccess();
         },
       },
     ).catch(() => {});
