@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
 import { Emitter } from './emitter';
-import { configError, type StitchError } from './errors';
+import { checkKnown, configError, type StitchError } from './errors';
 import { isRecord } from './record';
 import type { StitchInput } from './request';
 
@@ -47,6 +47,7 @@ export function normalizeCache<TInput>(
     );
   }
   const options = typeof value === 'number' ? { ttl: value } : value || {};
+  checkKnown(stitchName, 'cache.', options, ['ttl', 'staleWhileRevalidate', 'scope']);
   const field = (name: string) => (typeof value === 'number' ? 'cache' : `cache.${name}`);
   const ms = (given: number | undefined, name: string) => {
     // Infinity keeps data for good; a finite value may be of any length.

@@ -8,7 +8,7 @@
 import { onAbortShared } from './abort';
 import { asState, CLOSED, describeStored, readCircuit } from './circuitState';
 import type { CircuitValue } from './definition';
-import { configError } from './errors';
+import { checkKnown, configError } from './errors';
 import { safely } from './events';
 import { andThen, isPending, type Maybe } from './maybe';
 import type { Part } from './parts';
@@ -173,6 +173,14 @@ export function normalizeCircuit(
     return input as number;
   };
   check(typeof options === 'object' && options !== null, 'circuit', 'must be an object or a boolean');
+  checkKnown(stitchName, 'circuit.', options, [
+    'key',
+    'failures',
+    'cooldown',
+    'probeTimeout',
+    'window',
+    'failureStatus',
+  ]);
   const { key, failureStatus, window: w } = options;
   check(
     key === undefined || (typeof key === 'string' && key !== ''),
@@ -185,6 +193,7 @@ export function normalizeCircuit(
     'must be a function',
   );
   check(w === undefined || isRecord(w), 'circuit.window', 'must be an object');
+  if (w) checkKnown(stitchName, 'circuit.window.', w, ['size', 'buckets', 'ratio', 'minimum']);
   const ratio = w?.ratio ?? 0.5;
   check(typeof ratio === 'number' && ratio > 0 && ratio <= 1, 'circuit.window.ratio', 'must be in (0, 1]');
   const cooldown = positive(options.cooldown, 'circuit.cooldown', false, 30_000);

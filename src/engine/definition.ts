@@ -6,7 +6,7 @@
  */
 import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
 import type { CircuitOptions, CircuitPolicy } from './circuit';
-import { configError, type StitchError } from './errors';
+import { checkKnown, configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
 import type { IdempotencyOptions, IdempotencyPolicy } from './idempotency';
 import type { Ledger } from './ledger';
@@ -274,6 +274,28 @@ export interface Stitch<TData = unknown, TInput extends StitchInput = StitchInpu
 
 const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
 
+const OPTIONS: readonly (keyof StitchConfig)[] = [
+  'name',
+  'method',
+  'url',
+  'baseUrl',
+  'headers',
+  'output',
+  'input',
+  'responseType',
+  'maxBodyBytes',
+  'retry',
+  'timeout',
+  'circuit',
+  'throttle',
+  'cache',
+  'coalesce',
+  'redirect',
+  'idempotency',
+  'hooks',
+];
+const HOOKS: readonly (keyof StitchHooks)[] = ['onRequest', 'onResponse', 'onError', 'onRetry', 'onCancel'];
+
 function check(condition: boolean, name: string, field: string, problem: string) {
   if (!condition) throw configError(name, field, problem);
 }
@@ -322,6 +344,7 @@ export function define<TData, TInput extends StitchInput>(
   check(typeof config === 'object' && config !== null, '', 'config', 'must be an object');
   const name = config.name;
   check(typeof name === 'string' && name.trim() !== '', '', 'name', 'must be a non-empty string');
+  checkKnown(name, '', config, OPTIONS);
   const method = config.method ?? 'GET';
   check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
   check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
@@ -352,6 +375,7 @@ export function define<TData, TInput extends StitchInput>(
     'hooks',
     'must be an object of functions',
   );
+  checkKnown(name, 'hooks.', config.hooks ?? {}, HOOKS);
   for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
     // Undefined is no hook, as the types allow: an optional prop forwarded as it is.
     check(fn === undefined || typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');

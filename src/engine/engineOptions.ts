@@ -4,7 +4,7 @@
  * fallback (`cacheSize: NaN` once turned the cache off).
  */
 import type { Clock } from './clock';
-import { StitchError } from './errors';
+import { StitchError, unknownOption } from './errors';
 import type { SECRET_HEADERS, SECRET_QUERY, TraceSink } from './events';
 import type { HeadersHook } from './outgoing';
 import { isSharedState, type SharedState } from './shared';
@@ -24,6 +24,17 @@ function checkMethods(value: unknown, field: string, methods: readonly string[],
     if (typeof value[method] !== 'function') throw engineError(`${field}.${method}`, 'must be a function');
   }
 }
+
+const OPTIONS: readonly (keyof EngineOptions)[] = [
+  'fetch',
+  'store',
+  'clock',
+  'trace',
+  'redact',
+  'cacheSize',
+  'storeTimeout',
+  'headers',
+];
 
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
@@ -78,6 +89,8 @@ export function checkEngineOptions(given: EngineOptions | undefined): CheckedEng
   const options: EngineOptions = given ?? {};
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw engineError('options', 'must be an object');
+  const unknown = unknownOption(options, OPTIONS);
+  if (unknown) throw engineError(...unknown);
   const { fetch, store, clock, trace, redact = [], cacheSize = 1_000, storeTimeout = 1_000 } = options;
   if (fetch !== undefined && typeof fetch !== 'function') throw engineError('fetch', 'must be a function');
   // A store that shares state itself (Redis's) brings its own operations; any other is a `Store`.

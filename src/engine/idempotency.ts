@@ -1,4 +1,4 @@
-import { asConfigError, configError } from './errors';
+import { asConfigError, checkKnown, configError } from './errors';
 
 /**
  * `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. A call under
@@ -47,8 +47,9 @@ export function normalizeIdempotency<TInput>(
   if (value === undefined || value === false) return undefined;
   if (value === true) return { header: IDEMPOTENCY_HEADER, keyOf: undefined, ttl: RECORD_TTL };
   if (typeof value !== 'object' || value === null) {
-    throw configError(stitchName, 'idempotency', 'must be a boolean or { keyOf, header }');
+    throw configError(stitchName, 'idempotency', 'must be a boolean or { keyOf, header, ttl }');
   }
+  checkKnown(stitchName, 'idempotency.', value, ['keyOf', 'header', 'ttl']);
   if (value.keyOf !== undefined && typeof value.keyOf !== 'function') {
     throw configError(stitchName, 'idempotency.keyOf', 'must be a function of the input');
   }

@@ -1,7 +1,7 @@
 import { isSignalOrNone, raceAbort } from './abort';
 import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, isStitchLike, type StitchLike } from './engine';
-import { configError, reasonMessage, StitchError } from './errors';
+import { checkKnown, configError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 
@@ -177,12 +177,20 @@ const isInvalidation = (value: unknown): boolean => {
  * Checks the options of a mutation of `stitch` (what {@link mutate} takes, or a hook's lifecycle):
  * throws a `config` error naming the first wrong one. A callback that is not a function, a
  * signal that is not one, an `invalidates` that names no stitch (a stitch alone, a function too,
- * would otherwise be called as if it listed them). `mutate` checks its own; an adapter's
- * mutation hook calls it when it is given its options.
+ * would otherwise be called as if it listed them), an option of neither (a misspelt one). `mutate`
+ * checks its own; an adapter's mutation hook calls it with `lifecycleOnly` when it is given its
+ * options, which hold no call options.
  */
-export function checkMutationOptions(stitch: AnyStitch, given: unknown): void {
+export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycleOnly = false): void {
   const { name } = stitch.definition;
   if (typeof given !== 'object' || given === null) throw configError(name, 'options', 'must be an object');
+  const lifecycle = ['onMutate', 'onSuccess', 'onError', 'onSettled', 'invalidates'];
+  checkKnown(
+    name,
+    '',
+    given,
+    lifecycleOnly ? lifecycle : [...lifecycle, 'signal', 'engine', 'idempotencyKey'],
+  );
   const options = given as Record<string, unknown>;
   if (!isSignalOrNone(options.signal)) throw configError(name, 'signal', 'must be an AbortSignal');
   for (const field of ['onMutate', 'onSuccess', 'onError', 'onSettled']) {

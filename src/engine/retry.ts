@@ -2,7 +2,7 @@
  * the attempt loop that calls these lives in the engine. */
 import type { Clock } from './clock';
 import type { HttpMethod, RetryPair, RetryValue } from './definition';
-import { configError, type StitchError, type StitchErrorKind } from './errors';
+import { checkKnown, configError, type StitchError, type StitchErrorKind } from './errors';
 import type { Part } from './parts';
 import { isRecord } from './record';
 import type { BudgetLimits } from './shared';
@@ -103,14 +103,16 @@ export function normalizeRetry(
     fail('retry', 'must be a number of attempts, retry options or false');
   }
   const options: RetryOptions = typeof value === 'number' ? { attempts: value } : value || {};
-  const shape = (field: 'backoff' | 'retryAfter' | 'budget', what: string) => {
+  checkKnown(stitchName, 'retry.', options, ['attempts', 'on', 'backoff', 'retryAfter', 'budget']);
+  const shape = (field: 'backoff' | 'retryAfter' | 'budget', keys: readonly string[]) => {
     const given = options[field];
-    if (given !== undefined && !(field !== 'backoff' && given === false) && !isRecord(given))
-      fail(`retry.${field}`, `must be ${what}`);
+    if (given === undefined || (field !== 'backoff' && given === false)) return;
+    if (isRecord(given)) checkKnown(stitchName, `retry.${field}.`, given, keys);
+    else fail(`retry.${field}`, `must be { ${keys.join(', ')} }${field === 'backoff' ? '' : ' or false'}`);
   };
-  shape('backoff', '{ base, max, factor, jitter }');
-  shape('retryAfter', '{ max } or false');
-  shape('budget', '{ ratio, floor, window } or false');
+  shape('backoff', ['base', 'max', 'factor', 'jitter']);
+  shape('retryAfter', ['max']);
+  shape('budget', ['ratio', 'floor', 'window']);
   const safe = READS.has(method.toUpperCase()) || idempotent;
   const attempts = options.attempts ?? (value === false ? 1 : 3);
   if (!Number.isInteger(attempts) || attempts < 1) fail('retry.attempts', 'must be an integer ≥ 1');

@@ -6,7 +6,7 @@
 import { abortReason, onAbort } from './abort';
 import type { CancelTimer, Clock } from './clock';
 import type { ThrottleValue } from './definition';
-import { configError, StitchError } from './errors';
+import { checkKnown, configError, StitchError } from './errors';
 import { GrantTimes } from './grantTimes';
 import type { Part } from './parts';
 import type { SharedState, SharedThrottle } from './shared';
@@ -92,6 +92,7 @@ function normalizeShared(
   if (typeof shared !== 'object' || shared === null) {
     throw configError(stitchName, 'throttle.shared', 'must be a boolean or { rate?, concurrency? }');
   }
+  checkKnown(stitchName, 'throttle.shared.', shared, ['rate', 'concurrency']);
   const { rate = true, concurrency: sharedConcurrency = false } = shared;
   if (typeof rate !== 'boolean') throw configError(stitchName, 'throttle.shared.rate', 'must be a boolean');
   if (typeof sharedConcurrency !== 'boolean') {
@@ -117,6 +118,7 @@ export function normalizeThrottle(
   if (typeof value !== 'object' || value === null) {
     throw configError(stitchName, 'throttle', 'must be an object or false');
   }
+  checkKnown(stitchName, 'throttle.', value, ['key', 'concurrency', 'rate', 'maxWait', 'shared']);
   const { key, concurrency, rate, maxWait, shared } = value;
   if (key !== undefined && (typeof key !== 'string' || key === '')) {
     throw configError(stitchName, 'throttle.key', 'must be a non-empty string');

@@ -1,4 +1,4 @@
-import { configError, type TimeoutPhase } from './errors';
+import { checkKnown, configError, type TimeoutPhase } from './errors';
 import { isRecord } from './record';
 
 /** `timeout`: a number bounds the whole call (`total`); `each` bounds one attempt; `Infinity` is no bound. */
@@ -19,6 +19,7 @@ export function normalizeTimeout(value: TimeoutOptions | undefined, stitchName: 
     throw configError(stitchName, 'timeout', 'must be a number of milliseconds or { each, total }');
   }
   const options = typeof value === 'number' ? { total: value } : (value ?? {});
+  checkKnown(stitchName, 'timeout.', options, ['each', 'total']);
   const field = typeof value === 'number' ? 'timeout' : undefined;
   const check = (ms: number | undefined, name: 'each' | 'total') => {
     if (ms !== undefined && !(typeof ms === 'number' && ms > 0)) {

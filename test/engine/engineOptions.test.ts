@@ -35,11 +35,19 @@ describe('createEngine refuses bad options, naming the field', () => {
     ['a store without update', { store: { get() {}, set() {}, delete() {} } }, 'store.update'],
     ['trace {}', { trace: {} }, 'trace.handle'],
     ['a trace list with a non-sink', { trace: [sink, 'log'] }, 'trace[1]'],
+    ['a misspelt option', { cachesize: 10 }, 'cachesize'],
+    ['an option of another library', { defaultOptions: {} }, 'defaultOptions'],
   ])('%s', (_label, options, field) => {
     const error = thrownBy(() => createEngine(options as EngineOptions));
     expect(isStitchError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'config', field });
     expect((error as Error).message).toContain(`\`${field}\``);
+  });
+
+  it('names the option a misspelt one is nearest', () => {
+    expect(thrownBy(() => createEngine({ cachesize: 10 } as EngineOptions))).toMatchObject({
+      message: 'createEngine: `cachesize` is not an option: did you mean `cacheSize`?',
+    });
   });
 });
 

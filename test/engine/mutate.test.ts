@@ -263,6 +263,8 @@ describe('mutate', () => {
       ['onSuccess', { onSuccess: 'refresh' }],
       // A controller instead of its signal, with an onMutate that would have run first.
       ['signal', { signal: new AbortController() }],
+      // A misspelt callback would never be called.
+      ['onSettle', { onSettle: () => {} }],
     ];
     for (const [field, options] of wrong) {
       const failure = await mutate(addTodo, input, { engine, onMutate, ...options } as never).catch(

@@ -180,6 +180,75 @@ describe('stitch(): config validation at definition time', () => {
   });
 });
 
+describe('stitch(): a misspelt or unknown option is refused, not dropped', () => {
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['a top-level typo', { retires: 3 }, 'retires', 'did you mean `retry`?'],
+    [
+      "TanStack's name for cache.ttl",
+      { cache: { staleTime: 1_000 } },
+      'cache.staleTime',
+      '(ttl, staleWhileRevalidate, scope)',
+    ],
+    ['a hook typo', { hooks: { onEror() {} } }, 'hooks.onEror', 'did you mean `onError`?'],
+    ['a retry typo', { retry: { attemps: 2 } }, 'retry.attemps', 'did you mean `attempts`?'],
+    ['a backoff typo', { retry: { backoff: { bse: 1 } } }, 'retry.backoff.bse', 'did you mean `base`?'],
+    [
+      'a retry budget typo',
+      { retry: { budget: { ratoi: 0.5 } } },
+      'retry.budget.ratoi',
+      'did you mean `ratio`?',
+    ],
+    [
+      'a retryAfter typo',
+      { retry: { retryAfter: { maximum: 1 } } },
+      'retry.retryAfter.maximum',
+      'did you mean `max`?',
+    ],
+    ['a timeout typo', { timeout: { totla: 5 } }, 'timeout.totla', 'did you mean `total`?'],
+    ['a circuit typo', { circuit: { cooldwon: 5 } }, 'circuit.cooldwon', 'did you mean `cooldown`?'],
+    [
+      'a circuit window typo',
+      { circuit: { window: { min: 3 } } },
+      'circuit.window.min',
+      'did you mean `minimum`?',
+    ],
+    [
+      'a throttle typo',
+      { throttle: { concurrent: 2 } },
+      'throttle.concurrent',
+      'did you mean `concurrency`?',
+    ],
+    [
+      'a shared throttle typo',
+      { throttle: { rate: '1/s', shared: { rates: true } } },
+      'throttle.shared.rates',
+      'did you mean `rate`?',
+    ],
+    [
+      'an idempotency typo',
+      { method: 'POST', idempotency: { keyof: () => 'k' } },
+      'idempotency.keyof',
+      'did you mean `keyOf`?',
+    ],
+  ])('%s', (_label, patch, field, hint) => {
+    const error = configFailure(withOption(patch));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`\`${field}\` is not an option`);
+    expect(error.message).toContain(hint);
+  });
+
+  it('refuses the same misspelling in a policy value', () => {
+    for (const [config, field] of [
+      [{ retry: retry({ atempts: 2 } as never) }, 'retry.atempts'],
+      [{ circuit: circuit({ failure: 2 } as never) }, 'circuit.failure'],
+      [{ throttle: throttle({ concurency: 2 } as never) }, 'throttle.concurency'],
+      [{ method: 'POST', idempotency: idempotency({ header: 'K', tll: 5 } as never) }, 'idempotency.tll'],
+    ] as const) {
+      expect(configFailure(withOption(config))).toMatchObject({ field });
+    }
+  });
+});
+
 describe('stitch(): defaults', () => {
   it('tells a read from a write by its kind, not by whether it has a cache policy', () => {
     expect(stitch({ name: 'get', url: URL_ }).definition.kind).toBe('read');

@@ -61,25 +61,23 @@ describe('an optional field given as undefined', () => {
       retry: liteRetry({ attempts: undefined, backoff: undefined, on: undefined }),
     });
     expect(shape(given.definition)).toEqual(shape(plain.definition));
-    const policies = (options: object) =>
+    const policies = (unset: Record<'retry' | 'circuit' | 'throttle', object>) =>
       shape(
         stitch({
           name: uniqueKey('policies'),
           url: URL_,
-          retry: retry(options),
-          circuit: circuit(options),
-          throttle: throttle({ concurrency: 2, ...options }),
+          retry: retry(unset.retry),
+          circuit: circuit(unset.circuit),
+          throttle: throttle({ concurrency: 2, ...unset.throttle }),
         }).definition,
       );
     expect(
       policies({
-        attempts: undefined,
-        failures: undefined,
-        cooldown: undefined,
-        rate: undefined,
-        key: undefined,
+        retry: { attempts: undefined },
+        circuit: { failures: undefined, cooldown: undefined, key: undefined },
+        throttle: { rate: undefined, key: undefined },
       }),
-    ).toEqual(policies({}));
+    ).toEqual(policies({ retry: {}, circuit: {}, throttle: {} }));
   });
 
   it('creates an engine, calls, prefetches and mutates as if left out', async () => {
