@@ -27,6 +27,8 @@ const SIGNAL: Rule = [
 const MS: Rule = [orAbsent(isMs), 'must be a number of milliseconds ≥ 0'];
 const FLAG: Rule = [orAbsent((value) => typeof value === 'boolean'), 'must be a boolean'];
 const FUNCTION: Rule = [orAbsent(isFunction), 'must be a function'];
+/** An option any value of which is good (`initialData`, say): checked only for being one. */
+const ANY: Rule = [() => true, ''];
 
 /** The refetch triggers, a hook's own or a provider's `defaults`. */
 export const TRIGGERS = {
@@ -46,6 +48,9 @@ export const USE_STITCH = {
   enabled: FLAG,
   keepPrevious: FLAG,
   select: FUNCTION,
+  initialData: ANY,
+  placeholderData: ANY,
+  suspense: FLAG,
   ...TRIGGERS,
 } satisfies Rules;
 
@@ -54,6 +59,7 @@ export const USE_STITCH_INFINITE = {
   signal: SIGNAL,
   enabled: FLAG,
   getNextPageParam: [isFunction, 'must be a function of the last page'],
+  initialPageParam: ANY,
   getPreviousPageParam: FUNCTION,
   pageInput: [
     (value) => (typeof value === 'string' && value !== '') || isFunction(value),
@@ -109,5 +115,10 @@ export function checkOptions(
   if (typeof options !== 'object' || options === null) fail(`${prefix}options`, 'must be an object');
   for (const [field, [valid, problem]] of Object.entries(rules)) {
     if (!valid((options as Record<string, unknown>)[field])) fail(`${prefix}${field}`, problem);
+  }
+  // A misspelt option (or another library's name for one) would otherwise do nothing, silently.
+  for (const field of Object.keys(options as object)) {
+    if (!Object.hasOwn(rules, field))
+      fail(`${prefix}${field}`, `is not an option (${Object.keys(rules).join(', ')})`);
   }
 }

@@ -76,7 +76,7 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   stitch: Stitch<TData, TInput>,
   options: MutationLifecycle<NoInfer<TData>, NoInfer<TInput>, TContext> = {},
 ): MutationResult<TData, TInput> {
-  checkMutationOptions(stitch, options);
+  checkMutationOptions(stitch, options, true);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const [state, setState] = useState<MutationState<TData>>(IDLE);

@@ -6,7 +6,13 @@ import { renderHook } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createEngine, type StitchInput, stitch } from '../../src/index';
-import { StitchProvider, useStitch, useStitchInfinite, useSuspenseStitch } from '../../src/react/index';
+import {
+  StitchProvider,
+  useStitch,
+  useStitchInfinite,
+  useStitchMutation,
+  useSuspenseStitch,
+} from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { setup } from './harness';
 import { userStitch } from './users';
@@ -32,6 +38,10 @@ it.each<[string, Record<string, unknown>]>([
   ['refetchInterval', { refetchInterval: '5s' }],
   ['enabled', { enabled: 'false' }],
   ['select', { select: 'name' }],
+  ['suspense', { suspense: 'yes' }],
+  // Options that do not exist (another library's name, a misspelling) would do nothing, silently.
+  ['refetchOnWindowFocus', { refetchOnWindowFocus: true }],
+  ['keepPreviousData', { keepPreviousData: true }],
 ])('useStitch refuses a wrong %s, sending nothing', async (field, options) => {
   const { vendor, wrapper } = await setup();
   const getUser = userStitch(vendor);
@@ -46,6 +56,7 @@ it.each<[string, Record<string, unknown>]>([
   ['pageInput', { pageInput: 5 }],
   ['getNextPageParam', { getNextPageParam: undefined }],
   ['signal', { signal: {} }],
+  ['getNextPage', { getNextPage: () => null }],
 ])('useStitchInfinite refuses a wrong %s, sending nothing', async (field, wrong) => {
   const { vendor, wrapper } = await setup();
   const list = stitch<{ next: number | null }, StitchInput>({
@@ -70,6 +81,26 @@ it('useSuspenseStitch refuses a wrong signal, sending nothing', async () => {
   expect(vendor.requests()).toBe(0);
 });
 
+it('useSuspenseStitch and useStitchMutation refuse an option they do not have', async () => {
+  const { vendor, wrapper } = await setup();
+  const getUser = userStitch(vendor);
+  const options = { staleTime: 1_000 } as never;
+  expect(() => renderHook(() => useSuspenseStitch(getUser, user, options), { wrapper })).toThrow(
+    refused('staleTime'),
+  );
+  const onSucces = () => {};
+  expect(() =>
+    renderHook(() => useStitchMutation(charge(vendor.url('/charge')), { onSucces } as never), { wrapper }),
+  ).toThrow(
+    expect.objectContaining({
+      kind: 'config',
+      field: 'onSucces',
+      message: expect.stringContaining('`onSuccess`'),
+    }),
+  );
+  expect(vendor.requests()).toBe(0);
+});
+
 it.each<[string, Record<string, unknown>]>([
   ['engine', { engine: createEngine }],
   ['engine', { engine: {} }],
@@ -79,6 +110,7 @@ it.each<[string, Record<string, unknown>]>([
   ['defaults.refetchInterval', { defaults: { refetchInterval: true } }],
   ['defaults.refetchOnFocus', { defaults: { refetchOnFocus: 'yes' } }],
   ['defaults', { defaults: null }],
+  ['defaults.refetchOnWindowFocus', { defaults: { refetchOnWindowFocus: true } }],
 ])('StitchProvider refuses a wrong %s', async (field, props) => {
   const { vendor } = await setup();
   const getUser = userStitch(vendor);
