@@ -42,6 +42,16 @@ function Guarded(props: { getUser: UserStitch; select?: (user: User) => string }
 
 const name = (user: User) => user.name;
 
+function Idle({ getUser }: { getUser: UserStitch }) {
+  useStitch(getUser, skipToken, { suspense: true });
+  return null;
+}
+
+function Toggled({ getUser, suspense }: { getUser: UserStitch; suspense: boolean }) {
+  const { status } = useStitch(getUser, { params: { id: 7 } }, { suspense });
+  return <p>{status}</p>;
+}
+
 describe('useStitch with suspense: true', () => {
   it('suspends while the key loads, then shows the selected data as a success', async () => {
     const { vendor, wrapper, answer } = await setup();
@@ -132,26 +142,18 @@ describe('useStitch with suspense: true', () => {
   it('refuses an idle input, and a change of suspense in a mounted component, naming suspense', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    function Idle() {
-      useStitch(getUser, skipToken, { suspense: true });
-      return null;
-    }
     render(
       <Boundary>
-        <Idle />
+        <Idle getUser={getUser} />
       </Boundary>,
       { wrapper },
     );
     expect(caught[0]).toMatchObject({ kind: 'config', field: 'suspense' });
 
-    function Toggled({ suspense }: { suspense: boolean }) {
-      const { status } = useStitch(getUser, { params: { id: 7 } }, { suspense });
-      return <p>{status}</p>;
-    }
     const page = (suspense: boolean) => (
       <Boundary>
         <Suspense fallback={<p>loading</p>}>
-          <Toggled suspense={suspense} />
+          <Toggled getUser={getUser} suspense={suspense} />
         </Suspense>
       </Boundary>
     );
