@@ -298,7 +298,9 @@ export function createCall(deps: CallDeps) {
     // Only a key the caller owns can come again, so only its calls are recorded (for this long).
     const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;
     const recorded =
-      idempotencyKey !== undefined && owned ? (definition.idempotency?.ttl ?? RECORD_TTL) : undefined;
+      idempotencyKey !== undefined && owned
+        ? (options.idempotencyTtl ?? definition.idempotency?.ttl ?? RECORD_TTL)
+        : undefined;
     const listener = (event: EventPayload, trace: boolean, at: number) => emitTo(run, event, trace, at);
     const reference = coalescer.join<TData>(shareKey, run.id, listener, (emit) => {
       const request = requestOf();
@@ -452,9 +454,14 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
     throw configError(stitch, 'options', 'must be an object');
-  const { signal, idempotencyKey, revalidate } = options;
+  const { signal, idempotencyKey, idempotencyTtl, revalidate } = options;
   if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')
     throw configError(stitch, 'revalidate', 'must be a boolean');
-  return { signal, idempotencyKey, revalidate };
+  if (
+    idempotencyTtl !== undefined &&
+    !(typeof idempotencyTtl === 'number' && idempotencyTtl > 0 && Number.isFinite(idempotencyTtl))
+  )
+    throw configError(stitch, 'idempotencyTtl', 'must be a positive number of ms');
+  return { signal, idempotencyKey, idempotencyTtl, revalidate };
 }

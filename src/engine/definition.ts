@@ -245,6 +245,13 @@ export interface CallOptions {
   engine?: StitchEngineLike | undefined;
   /** A key the caller owns, sent as the idempotency header on every attempt of this call. */
   idempotencyKey?: string | undefined;
+  /**
+   * How long (ms) this call's success stays recorded under the key the caller owns
+   * (`idempotencyKey`, or the stitch's `keyOf`): a caller that never sends a key again once it
+   * succeeded (it starts a new one, as `useStitchMutation` does) keeps its records short, rather
+   * than holding every answer in memory for a day. @default the stitch's `idempotency.ttl`
+   */
+  idempotencyTtl?: number | undefined;
   /** Skip the cache lookup: fetch (or join the fetch in flight) and store the result. @default false */
   revalidate?: boolean | undefined;
 }

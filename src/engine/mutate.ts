@@ -189,7 +189,7 @@ export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycl
     name,
     '',
     given,
-    lifecycleOnly ? lifecycle : [...lifecycle, 'signal', 'engine', 'idempotencyKey'],
+    lifecycleOnly ? lifecycle : [...lifecycle, 'signal', 'engine', 'idempotencyKey', 'idempotencyTtl'],
   );
   const options = given as Record<string, unknown>;
   if (!isSignalOrNone(options.signal)) throw configError(name, 'signal', 'must be an AbortSignal');

@@ -58,6 +58,13 @@ interface InFlight {
 }
 
 /**
+ * How long (ms) a success stays recorded under an intent's key, which the hook renews at once:
+ * long enough for a call that waited on the key while it was in flight to find it, without a
+ * day's worth of answers held in memory (an autosave every few seconds would hold thousands).
+ */
+const INTENT_RECORD = 60_000;
+
+/**
  * Runs a write with one idempotency key per user intent. After an ambiguous failure (the user
  * cancelled after the request left, say), sending the same intent again reuses the key, so the
  * vendor sees a duplicate, not a second charge; success or `reset()` starts a new intent (call it
@@ -125,9 +132,12 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       // The intent's key goes only where the stitch asks for one and does not derive its own:
       // a `keyOf` key must win, and a write that never asked for a key must not get one (a
       // keyed write is retried).
+      // Its success is recorded only briefly: the key is renewed at once, never sent again.
       const policy = stitch.definition.idempotency;
       const owned =
-        policy !== undefined && policy.keyOf === undefined ? { idempotencyKey: intent.current } : {};
+        policy !== undefined && policy.keyOf === undefined
+          ? { idempotencyKey: intent.current, idempotencyTtl: INTENT_RECORD }
+          : {};
       // Each step runs the callback of the latest commit as of that step, not of the one that
       // called mutate(): a component re-rendered meanwhile (another filter shown, say) gets its own.
       try {

@@ -58,6 +58,24 @@ describe('a key that succeeded', () => {
     expect(vendor.requests()).toBe(2);
   });
 
+  it("is recorded for the call's own idempotencyTtl, which must be a positive number of ms", async () => {
+    const { vendor, engine, clock } = await setup();
+    const charge = chargeStitch(vendor);
+    await charge(order, { engine, ...owned, idempotencyTtl: 1_000 });
+    await clock.advance(999);
+    expect((await charge(order, { engine, ...owned }).report()).source).toBe('recorded');
+    await clock.advance(1);
+    expect((await charge(order, { engine, ...owned }).report()).source).toBe('live');
+    expect(vendor.requests()).toBe(2);
+    for (const idempotencyTtl of [0, -1, Number.POSITIVE_INFINITY, '1000']) {
+      await expect(charge(order, { engine, ...owned, idempotencyTtl } as never)).rejects.toMatchObject({
+        kind: 'config',
+        field: 'idempotencyTtl',
+      });
+    }
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('is not answered for another principal using the same key: a record is its credentials’ own', async () => {
     const store = createMemoryStore();
     const { vendor, engine, clock } = await setup(store);

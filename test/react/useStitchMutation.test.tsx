@@ -77,6 +77,24 @@ describe('one idempotency key per intent', () => {
     expect(charges.size).toBe(2);
   });
 
+  it('keeps the record of a key it renewed after success for a minute, not a day', async () => {
+    const { vendor, settle, engine, clock, wrapper } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    const key = result.current.idempotencyKey;
+    await settle(() => result.current.mutate(order));
+    expect(result.current.idempotencyKey).not.toBe(key);
+    // Whoever sends the old key (nobody can from the hook) is answered from the record, briefly.
+    const again = () => charge(order, { engine, idempotencyKey: key }).report();
+    expect((await again()).source).toBe('recorded');
+    await act(() => clock.advance(59_999));
+    expect((await again()).source).toBe('recorded');
+    await act(() => clock.advance(1));
+    // The record has gone: an autosave every few seconds no longer holds a day of answers.
+    expect((await again()).source).toBe('live');
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('reset() starts a new intent: the next write sends a new key', async () => {
     const { vendor, settle, charges, result } = await firstChargeHeld();
     const key = (await vendor.arrival(1)).headers['idempotency-key'];
