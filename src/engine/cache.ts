@@ -273,6 +273,21 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     }
   };
 
+  /**
+   * Evicts a microtask later, once, past `maxEntries`: keys subscribed to and let go of without
+   * a change (a debounced keystroke's) are bounded too, while a reader that lets go and comes
+   * back at once (StrictMode's second effect) keeps its entry.
+   */
+  let evicting = false;
+  const evictSoon = () => {
+    if (evicting || entries.size <= maxEntries) return;
+    evicting = true;
+    queueMicrotask(() => {
+      evicting = false;
+      evict();
+    });
+  };
+
   /** Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated). */
   const change = (key: string, patch: Partial<CacheSnapshot>, source?: string) => {
     const entry = touch(key);
@@ -341,6 +356,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
           idleNewest(entry);
           // Now the most recent of the idle ones: the key touched last may no longer be.
           if (key !== latest) latest = undefined;
+          evictSoon();
         }
         observe?.(key, entry.snapshot, entry.listeners.size);
       };

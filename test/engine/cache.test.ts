@@ -81,6 +81,23 @@ describe('createCache', () => {
     expect(cache.snapshot('d').data).toBe(4);
   });
 
+  it('bounds keys subscribed to and let go of without a change, a microtask later', async () => {
+    const cache = createCache(createManualClock(), 100);
+    for (let i = 0; i < 1_000; i++) cache.subscribe(`keystroke-${i}`, () => {})();
+    await Promise.resolve();
+    expect(cache.list()).toHaveLength(100);
+    // The most recent ones stay; a reader that lets go and comes back at once keeps its entry.
+    expect(cache.list().at(-1)?.[0]).toBe('keystroke-999');
+    cache.store('shown', 1);
+    const leave = cache.subscribe('shown', () => {});
+    for (let i = 0; i < 200; i++) cache.subscribe(`next-${i}`, () => {})();
+    leave();
+    cache.subscribe('shown', () => {});
+    await Promise.resolve();
+    expect(cache.snapshot('shown').data).toBe(1);
+    expect(cache.list()).toHaveLength(100);
+  });
+
   it('never evicts a key whose request is in flight: its snapshot still says fetching', () => {
     const cache = createCache(createManualClock(), 1);
     cache.fetching('held', true);
