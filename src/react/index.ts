@@ -11,7 +11,7 @@ export { StitchProvider, type StitchProviderProps, useEngine } from './provider'
 export { type HookInput, skipToken } from './readInput';
 export { StitchScope, type StitchScopeProps, useStitchScope } from './scope';
 export type { FocusSource, OnlineSource, RefetchTriggers } from './triggers';
-export { type UseStitchOptions, useStitch } from './useStitch';
+export { type DefinedQueryResult, type UseStitchOptions, useStitch } from './useStitch';
 export { type UseStitchInfiniteOptions, useStitchInfinite } from './useStitchInfinite';
 export type {
   MutateArgs,

@@ -1,5 +1,5 @@
 import { useCallback, useContext, useEffect, useMemo, useRef } from 'react';
-import { type Engine, type Stitch, StitchError, type StitchInput } from '../index';
+import { type Engine, type InputArg, type Stitch, StitchError, type StitchInput } from '../index';
 import { checkOptions, USE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
@@ -82,12 +82,36 @@ function initialFor<TData>(
 }
 
 /**
+ * What {@link useStitch} returns for an input it reads with `initialData` (and no `select`, which
+ * may fail): the key's data from the first render on, whatever the status.
+ */
+export type DefinedQueryResult<TData> = Exclude<QueryResult<TData>, { status: 'idle' }> & { data: TData };
+
+/**
+ * Reads a stitch for `input`, with `initialData`: the data is there from the first render on (a
+ * failure or a cancel keeps it), as TanStack Query's `useQuery` with `initialData` types it.
+ */
+export function useStitch<TData, TInput extends StitchInput>(
+  stitch: Stitch<TData, TInput>,
+  input: InputArg<TInput>,
+  options: UseStitchOptions<NoInfer<TData>> & {
+    initialData: NoInfer<TData> | (() => NoInfer<TData>);
+    enabled?: true | undefined;
+    select?: undefined;
+  },
+): DefinedQueryResult<TData>;
+/**
  * Reads a stitch for `input` and keeps the component in sync with it. The hook is one reference
  * on the engine's coalescer: components reading the same input share one request; unmounting or
  * re-keying lets go of this hook's reference only (the request is aborted, its socket closed,
  * when it was the last one). Its own unmounts and re-keys never show as errors; an abort of
  * `options.signal` or a `cancel(reason)` does, with `error.cause === reason`.
  */
+export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
+  stitch: Stitch<TData, TInput>,
+  input: HookInput<TInput>,
+  options?: UseStitchOptions<NoInfer<TData>, TSelected>,
+): QueryResult<TSelected>;
 export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   stitch: Stitch<TData, TInput>,
   input: HookInput<TInput>,

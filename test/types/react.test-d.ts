@@ -54,6 +54,31 @@ describe('useStitch typing', () => {
     useStitch(getUser, null, { placeholderData: partial });
   });
 
+  it('types data as defined in every status for a live input with initialData and no select', () => {
+    const ada = { id: 7, name: 'Ada' };
+    const q = useStitch(getUser, { params: { id: 7 } }, { initialData: ada, staleTime: 1_000 });
+    expectTypeOf(q.data).toEqualTypeOf<User>();
+    expectTypeOf(q.status).toEqualTypeOf<'pending' | 'success' | 'error'>();
+    if (q.status === 'error') expectTypeOf(q.error).toEqualTypeOf<StitchError>();
+    expectTypeOf(
+      useStitch(getUser, { params: { id: 7 } }, { initialData: () => ada }).data,
+    ).toEqualTypeOf<User>();
+    // Idle (skipToken, null, enabled: false or a flag), a function that may give nothing, or a
+    // select (which may fail): the data may be missing.
+    const maybe = (user: User | undefined) => user;
+    expectTypeOf(useStitch(getUser, skipToken, { initialData: ada }).data).toEqualTypeOf<User | undefined>();
+    const enabled = Math.random() > 0.5;
+    expectTypeOf(useStitch(getUser, { params: { id: 7 } }, { initialData: ada, enabled }).data).toEqualTypeOf<
+      User | undefined
+    >();
+    expectTypeOf(
+      useStitch(getUser, { params: { id: 7 } }, { initialData: () => maybe(undefined) }).data,
+    ).toEqualTypeOf<User | undefined>();
+    expectTypeOf(
+      useStitch(getUser, { params: { id: 7 } }, { initialData: ada, select: (user) => user.name }).data,
+    ).toEqualTypeOf<string | undefined>();
+  });
+
   it('keeps the data type with the exported keepPreviousData', () => {
     const q = useStitch(getUser, { params: { id: 7 } }, { placeholderData: keepPreviousData });
     expectTypeOf(q.data).toEqualTypeOf<User | undefined>();
