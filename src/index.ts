@@ -35,7 +35,7 @@ export {
   type Engine,
   type StitchLike,
 } from './engine/engine';
-export type { EngineOptions } from './engine/engineOptions';
+export type { EngineOptions, FetchLike } from './engine/engineOptions';
 export {
   type AbortErrorLike,
   isAbortError,

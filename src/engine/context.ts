@@ -4,6 +4,7 @@
  */
 import type { Clock } from './clock';
 import type { StitchDefinition } from './definition';
+import type { FetchLike } from './engineOptions';
 import { StitchError, type StitchErrorDetails, type StitchErrorInit, type StitchErrorKind } from './errors';
 import type { CancelPhase, EventPayload } from './events';
 import type { Lifetime } from './lifetime';
@@ -16,7 +17,7 @@ import type { Deadline } from './timeout';
 
 /** What the engine's modules share across runs. */
 export interface EngineParts {
-  readonly fetch: typeof globalThis.fetch;
+  readonly fetch: FetchLike;
   readonly clock: Clock;
   /** The engine's instance of a policy's part (its breakers, throttles, retry budgets). */
   readonly use: Parts['use'];

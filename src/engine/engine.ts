@@ -8,7 +8,7 @@ import { createCoalescer } from './coalescer';
 import type { EngineParts } from './context';
 import type { StitchDefinition, StitchEngineLike } from './definition';
 import { Emitter } from './emitter';
-import { checkEngineOptions, type EngineOptions } from './engineOptions';
+import { checkEngineOptions, type EngineOptions, type FetchLike } from './engineOptions';
 import { configError } from './errors';
 import { fanOut, headersShown, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
@@ -120,7 +120,7 @@ export interface Engine extends StitchEngineLike {
  * abort (a cancel, a timeout) ends the wait at once, and an answer that lands after it has its
  * body cancelled, freeing its socket.
  */
-function boundedFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+function boundedFetch(fetch: FetchLike): FetchLike {
   return (input, init) => {
     const sending = fetch(input, init);
     const signal = init?.signal;

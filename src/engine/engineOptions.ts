@@ -36,6 +36,12 @@ const OPTIONS: readonly (keyof EngineOptions)[] = [
   'headers',
 ];
 
+/**
+ * What requests go through: the platform's `fetch`, or any function of a URL string and an init
+ * (a test double, a wrapper that refreshes a token), answering a `Response`.
+ */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
 /** Everything `createEngine` accepts; all optional. */
 export interface EngineOptions {
   /**
@@ -44,7 +50,7 @@ export interface EngineOptions {
    * answer that lands later has its body cancelled).
    * @default globalThis.fetch (looked up per request, so test mocks installed later apply)
    */
-  fetch?: typeof globalThis.fetch | undefined;
+  fetch?: FetchLike | undefined;
   /**
    * Where breakers and idempotency records live: a `Store`, or a store that shares state between
    * processes itself (`createRedisStore` from `stitch-fetch/redis`), which then also holds the
@@ -75,7 +81,7 @@ export interface EngineOptions {
 
 /** `createEngine`'s options, checked, with their defaults filled in where they are plain values. */
 export interface CheckedEngineOptions {
-  fetch: typeof globalThis.fetch | undefined;
+  fetch: FetchLike | undefined;
   store: Store | SharedState | undefined;
   clock: Clock | undefined;
   sinks: readonly TraceSink[];

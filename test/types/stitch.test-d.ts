@@ -137,6 +137,16 @@ describe('inputs typed from the URL template and the input schema', () => {
     engine.setData(getUser, undefined, { id: 7, name: 'Ada' });
   });
 
+  it("takes the platform's fetch, or any function of a URL string and an init, as the engine's fetch", () => {
+    createEngine({ fetch: globalThis.fetch });
+    createEngine({ fetch: async (url: string) => new Response(url) });
+    createEngine({
+      fetch: (url: string, init?: RequestInit) => fetch(url, { ...init, credentials: 'include' }),
+    });
+    // @ts-expect-error it must answer a Response
+    createEngine({ fetch: async (url: string) => url });
+  });
+
   it('takes idempotency options typed as either form', () => {
     type Order = { body: { orderId: string } };
     const byOrder = (input: Order) => input.body.orderId;
