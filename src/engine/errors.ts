@@ -186,42 +186,13 @@ export function configError(stitchName: string | undefined, field: string, probl
   });
 }
 
-/** Edits (insert, delete, replace) that turn `a` into `b`. */
-function distance(a: string, b: string): number {
-  let row = [...Array(b.length + 1).keys()];
-  for (let i = 0; i < a.length; i++) {
-    const next = [i + 1];
-    for (let j = 0; j < b.length; j++) {
-      const replace = (row[j] ?? 0) + (a[i] === b[j] ? 0 : 1);
-      next.push(Math.min((row[j + 1] ?? 0) + 1, (next[j] ?? 0) + 1, replace));
-    }
-    row = next;
-  }
-  return row[b.length] ?? 0;
-}
-
 /**
- * The first own key of `options` not among `known`, and what to say of it (the nearest known
- * name, else the list): a misspelt option (`retires: 3`) would otherwise be dropped without a word.
+ * The first own key of `options` not among `known`, and what to say of it (the options there
+ * are): a misspelt option (`retires: 3`) would otherwise be dropped without a word.
  */
 export function unknownOption(options: object, known: readonly string[]): [string, string] | undefined {
   const key = Object.keys(options).find((name) => !known.includes(name));
-  if (key === undefined) return undefined;
-  let near: string | undefined;
-  let best = Math.max(2, key.length >> 1);
-  const given = key.toLowerCase();
-  for (const name of known) {
-    const lower = name.toLowerCase();
-    // A shortened or lengthened name (`min`, `maximum`) is as near as one slip.
-    const cut =
-      Math.min(given.length, lower.length) >= 3 && (lower.startsWith(given) || given.startsWith(lower));
-    const edits = cut ? 1 : distance(given, lower);
-    if (edits <= best) [near, best] = [name, edits - 1];
-  }
-  return [
-    key,
-    near ? `is not an option: did you mean \`${near}\`?` : `is not an option (${known.join(', ')})`,
-  ];
+  return key === undefined ? undefined : [key, `is not an option (${known.join(', ')})`];
 }
 
 /** Throws a `config` error naming the first key of `options` not among `known` (see {@link unknownOption}). */

@@ -50,7 +50,10 @@ export const USE_STITCH = {
   select: FUNCTION,
   initialData: ANY,
   placeholderData: ANY,
-  suspense: FLAG,
+  suspense: [
+    orAbsent((value) => value === false),
+    'is its own hook, so an app that never suspends does not bundle it: useSuspenseStitch(stitch, input)',
+  ],
   ...TRIGGERS,
 } satisfies Rules;
 

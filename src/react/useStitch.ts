@@ -1,5 +1,5 @@
-import { useCallback, useContext, useEffect, useMemo, useRef } from 'react';
-import { type Engine, type InputArg, type Stitch, StitchError, type StitchInput } from '../index';
+import { useCallback, useContext, useEffect, useMemo } from 'react';
+import type { Engine, InputArg, Stitch, StitchInput } from '../index';
 import { checkOptions, USE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
@@ -9,7 +9,6 @@ import { useEngine } from './provider';
 import { type HookInput, readInput } from './readInput';
 import { createSelector, sameResult } from './select';
 import { useSelectedStore } from './selectedStore';
-import { useSuspended } from './suspended';
 import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
 
 /** Options of {@link useStitch}; the refetch triggers default to `<StitchProvider defaults>`. */
@@ -58,15 +57,10 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
    */
   placeholderData?: PlaceholderData<TData> | undefined;
   /**
-   * Suspend while the key has no data and throw its failure to the nearest error boundary, as
-   * {@link useSuspenseStitch} does (see it): the result is then always a success. `signal` and
-   * `select` apply (a `select` that throws reaches the boundary); `refetch()` fetches again in the
-   * background, the data shown meanwhile, and `cancel(reason)` aborts that refetch. A suspending
-   * read is never idle: `skipToken`, `null` and `enabled: false` are refused. Fixed for the
-   * component's life (React runs its hooks in one order): changing it is a `config` error.
-   * @default false
+   * Not an option of this hook: {@link useSuspenseStitch} suspends. It is a hook of its own so that
+   * an app that never suspends does not bundle it; `true` here is a `config` error naming it.
    */
-  suspense?: boolean | undefined;
+  suspense?: false | undefined;
 }
 
 /** `initialData` for `key`, stamped now, unless the key holds data already. */
@@ -118,25 +112,6 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   options: UseStitchOptions<NoInfer<TData>, TSelected> = {},
 ): QueryResult<TSelected> {
   checkOptions('useStitch', stitch.definition.name, options, USE_STITCH);
-  const suspense = options.suspense === true;
-  if (useRef(suspense).current !== suspense) {
-    throw new StitchError({
-      kind: 'config',
-      field: 'suspense',
-      stitch: stitch.definition.name,
-      message: 'useStitch: `suspense` cannot change in a mounted component (remount it with a new `key`)',
-    });
-  }
-  // biome-ignore lint/correctness/useHookAtTopLevel: the same hook at every render, as checked above.
-  return suspense ? useSuspended(stitch, input, options) : useObserved(stitch, input, options);
-}
-
-/** `useStitch` without `suspense`: an observer of the key, its request one reference. */
-function useObserved<TData, TInput extends StitchInput, TSelected>(
-  stitch: Stitch<TData, TInput>,
-  input: HookInput<TInput>,
-  options: UseStitchOptions<TData, TSelected>,
-): QueryResult<TSelected> {
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const settings = useContext(TriggerContext);

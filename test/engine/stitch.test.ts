@@ -182,59 +182,35 @@ describe('stitch(): config validation at definition time', () => {
 
 describe('stitch(): a misspelt or unknown option is refused, not dropped', () => {
   it.each<[string, Record<string, unknown>, string, string]>([
-    ['a top-level typo', { retires: 3 }, 'retires', 'did you mean `retry`?'],
-    [
-      "TanStack's name for cache.ttl",
-      { cache: { staleTime: 1_000 } },
-      'cache.staleTime',
-      '(ttl, staleWhileRevalidate, scope)',
-    ],
-    ['a hook typo', { hooks: { onEror() {} } }, 'hooks.onEror', 'did you mean `onError`?'],
-    ['a retry typo', { retry: { attemps: 2 } }, 'retry.attemps', 'did you mean `attempts`?'],
-    ['a backoff typo', { retry: { backoff: { bse: 1 } } }, 'retry.backoff.bse', 'did you mean `base`?'],
-    [
-      'a retry budget typo',
-      { retry: { budget: { ratoi: 0.5 } } },
-      'retry.budget.ratoi',
-      'did you mean `ratio`?',
-    ],
-    [
-      'a retryAfter typo',
-      { retry: { retryAfter: { maximum: 1 } } },
-      'retry.retryAfter.maximum',
-      'did you mean `max`?',
-    ],
-    ['a timeout typo', { timeout: { totla: 5 } }, 'timeout.totla', 'did you mean `total`?'],
-    ['a circuit typo', { circuit: { cooldwon: 5 } }, 'circuit.cooldwon', 'did you mean `cooldown`?'],
-    [
-      'a circuit window typo',
-      { circuit: { window: { min: 3 } } },
-      'circuit.window.min',
-      'did you mean `minimum`?',
-    ],
-    [
-      'a throttle typo',
-      { throttle: { concurrent: 2 } },
-      'throttle.concurrent',
-      'did you mean `concurrency`?',
-    ],
+    ['a top-level typo', { retires: 3 }, 'retires', 'retry'],
+    ["TanStack's name for cache.ttl", { cache: { staleTime: 1_000 } }, 'cache.staleTime', 'ttl'],
+    ['a hook typo', { hooks: { onEror() {} } }, 'hooks.onEror', 'onError'],
+    ['a retry typo', { retry: { attemps: 2 } }, 'retry.attemps', 'attempts'],
+    ['a backoff typo', { retry: { backoff: { bse: 1 } } }, 'retry.backoff.bse', 'base'],
+    ['a retry budget typo', { retry: { budget: { ratoi: 0.5 } } }, 'retry.budget.ratoi', 'ratio'],
+    ['a retryAfter typo', { retry: { retryAfter: { maximum: 1 } } }, 'retry.retryAfter.maximum', 'max'],
+    ['a timeout typo', { timeout: { totla: 5 } }, 'timeout.totla', 'total'],
+    ['a circuit typo', { circuit: { cooldwon: 5 } }, 'circuit.cooldwon', 'cooldown'],
+    ['a circuit window typo', { circuit: { window: { min: 3 } } }, 'circuit.window.min', 'minimum'],
+    ['a throttle typo', { throttle: { concurrent: 2 } }, 'throttle.concurrent', 'concurrency'],
     [
       'a shared throttle typo',
       { throttle: { rate: '1/s', shared: { rates: true } } },
       'throttle.shared.rates',
-      'did you mean `rate`?',
+      'rate',
     ],
     [
       'an idempotency typo',
       { method: 'POST', idempotency: { keyof: () => 'k' } },
       'idempotency.keyof',
-      'did you mean `keyOf`?',
+      'keyOf',
     ],
   ])('%s', (_label, patch, field, hint) => {
     const error = configFailure(withOption(patch));
     expect(error.field).toBe(field);
     expect(error.message).toContain(`\`${field}\` is not an option`);
-    expect(error.message).toContain(hint);
+    // It lists the options there are, the one meant among them.
+    expect(error.message).toMatch(new RegExp(`is not an option \\(.*\\b${hint}\\b.*\\)$`));
   });
 
   it('refuses the same misspelling in a policy value', () => {
