@@ -1,5 +1,5 @@
 /**
- * Every TypeScript block of README.md compiles under `strict` against the package's own source
+ * Every TypeScript block of README.md (and docs/MIGRATING.md) compiles under `strict` against the package's own source
  * (`stitch-fetch` and its subpaths map to `src/`), each block as a module of its own: an example
  * that drifts from the API fails here before a reader copies it.
  */
@@ -37,8 +37,10 @@ const canary: Snippet = {
   code: "import { isAbortError } from 'stitch-fetch';\nconst n: number = isAbortError(1);",
 };
 
-describe('README.md', () => {
-  const blocks = codeBlocks('README.md', readFileSync(join(root, 'README.md'), 'utf8'));
+describe('README.md and docs/MIGRATING.md', () => {
+  const blocks = ['README.md', 'docs/MIGRATING.md'].flatMap((file) =>
+    codeBlocks(file, readFileSync(join(root, file), 'utf8')),
+  );
   // One program for every block and the canary: building it is most of the cost.
   let diagnostics: string[] = [];
   beforeAll(() => {

@@ -31,6 +31,7 @@ it('packs as stitch-fetch with its MIT LICENSE, README, the documents it links t
   expect(paths.filter((path) => !path.startsWith('dist/')).sort()).toEqual([
     'LICENSE',
     'README.md',
+    'docs/MIGRATING.md',
     'docs/RELIABILITY.md',
     'docs/SCALING.md',
     'package.json',
