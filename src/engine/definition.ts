@@ -34,7 +34,11 @@ export interface StitchHooks {
   onRequest?:
     | ((context: { stitch: string; attempt: number; method: string; url: string; headers: Headers }) => void)
     | undefined;
-  /** When response headers arrive, before the body is read. */
+  /**
+   * When response headers arrive, before the body is read. The body is the engine's to read: one
+   * the hook reads fails the attempt as a `config` error naming `hooks.onResponse` (read
+   * `response.clone()` instead).
+   */
   onResponse?: ((context: { stitch: string; attempt: number; response: Response }) => void) | undefined;
   /** Once per failed run (never for a cancellation). */
   onError?: ((error: StitchError) => void) | undefined;

@@ -98,6 +98,18 @@ export async function dispatch<TData>(
       at,
     });
     safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
+    if (response.bodyUsed || response.body?.locked) {
+      // A hook that read the body (a logger's `await response.json()`) left nothing to read, and
+      // its reader holds the socket until it is done: a mistake of the app's, not a failure of
+      // the vendor, which answered. Not retried.
+      const message = `stitch '${definition.name}': \`hooks.onResponse\` read the response body, which is the engine's to read (read \`response.clone()\` there)`;
+      const error = failure(context, 'config', message, {
+        field: 'hooks.onResponse',
+        status: response.status,
+        retryable: false,
+      });
+      return ['neutral', { type: 'failure', error, retryAfter: undefined }];
+    }
     if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
       // Read past the cut by the longest secret, so one echoed across it is scrubbed whole.
       const longest = Math.max(0, ...secrets().map((secret) => secret.length));

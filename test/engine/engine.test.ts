@@ -10,7 +10,7 @@ import {
 } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
-import { eventTypes, snapshotWhere } from '../helpers/runs';
+import { eventTypes, rejection, snapshotWhere, startScenario } from '../helpers/runs';
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -126,6 +126,28 @@ describe('createEngine', () => {
     });
     await expect(get(undefined, { engine })).resolves.toEqual({ ok: true });
     expect(new Headers(calls[0]?.init.headers).get('x-trace')).toBe('abc');
+  });
+
+  it('an onResponse that reads the body is a config error naming it: not retried, not a breaker failure', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 7 } }) });
+    let logged: Promise<unknown> | undefined;
+    const get = stitch({
+      name: uniqueKey('logger'),
+      url: vendor.url('/users/7'),
+      circuit: { failures: 1 },
+      hooks: {
+        onResponse: ({ response }) => {
+          logged = response.json();
+        },
+      },
+    });
+    const error = await rejection(get(undefined, { engine }));
+    expect(error).toMatchObject({ kind: 'config', field: 'hooks.onResponse', status: 200, retryable: false });
+    expect(error.message).toContain('response.clone()');
+    expect(vendor.requests()).toBe(1);
+    expect(await engine.circuitState(new URL(vendor.url('/')).origin)).toMatchObject({ state: 'closed' });
+    // The hook read it: the vendor answered, whatever the engine could not read.
+    await expect(logged).resolves.toEqual({ id: 7 });
   });
 
   it('a redefinition under a known name replaces the old stitch; the old one is then refused', async () => {
