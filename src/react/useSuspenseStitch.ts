@@ -1,5 +1,5 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
-import type { CallArgs, InputArg, Stitch, StitchInput } from '../index';
+import type { CallArgs, Engine, InputArg, Stitch, StitchInput } from '../index';
 import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
@@ -17,6 +17,13 @@ import {
 import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
 import { readInput } from './readInput';
+
+/** A read this component waits on: its lease, on the engine and key it was opened for. */
+interface Held {
+  engine: Engine;
+  key: string;
+  lease: Lease;
+}
 
 /** Options of {@link useSuspenseStitch}. */
 export interface UseSuspenseStitchOptions {
@@ -67,13 +74,13 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const snapshot = useSyncExternalStore(subscribe, read, read);
   // The lease this component waits on, kept only once it has committed (before that, React keeps
   // no identity for it between renders, and the lease's pings find out whether it is still wanted).
-  const held = useRef<{ key: string; lease: Lease } | undefined>(undefined);
+  const held = useRef<Held | undefined>(undefined);
   const committed = useRef(false);
   // The key of the last commit: what is on screen.
   const shown = useRef<string | undefined>(undefined);
   // The lease of a transition still pending, perhaps, let go of by a render of the key on screen
   // (see below): a render of it renews it, one of yet another key supersedes it.
-  const parked = useRef<{ key: string; lease: Lease } | undefined>(undefined);
+  const parked = useRef<Held | undefined>(undefined);
   useEffect(() => {
     shown.current = key;
     // After `useSyncExternalStore` subscribed to it: the data stays in use throughout.
@@ -89,8 +96,8 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
         if (committed.current) return;
         const [current, waiting] = [held.current, parked.current];
         held.current = parked.current = undefined;
-        if (current) dropHolder(engine, current.key, current.lease, held);
-        if (waiting) letGo(engine, waiting.key, waiting.lease);
+        if (current) dropHolder(current.engine, current.key, current.lease, held);
+        if (waiting) letGo(waiting.engine, waiting.key, waiting.lease);
       });
     };
   }, [engine]);
@@ -113,24 +120,25 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
     };
   }, [engine, stitch, key, stale, snapshot.invalidated, scope]);
 
+  // A read on the provider's previous engine is let go at once, as a re-key's is.
   const previous = held.current;
-  if (previous && (previous.key !== key || snapshot.data !== undefined)) {
+  if (previous && (previous.engine !== engine || previous.key !== key || snapshot.data !== undefined)) {
     held.current = undefined;
     // A render of the key on screen while the lease is another key's may be React rendering the
     // committed key again while a transition to that other key still suspends: the lease is only
     // let go of here (a render that comes back for it renews it; else it goes within
     // `abandonAfter`). Releasing it would send the transition's read again at its next try.
-    if (previous.key !== key && key === shown.current) {
+    if (previous.engine === engine && previous.key !== key && key === shown.current) {
       previous.lease.holders.delete(held);
       parked.current = previous;
-    } else dropHolder(engine, previous.key, previous.lease, held);
+    } else dropHolder(previous.engine, previous.key, previous.lease, held);
   }
   // A render of neither the key on screen nor the parked one: React renders a newer input (the
   // next keystroke of a deferred value, the next route), so the parked read goes at once.
   const waiting = parked.current;
-  if (waiting && key !== shown.current) {
+  if (waiting && (key !== shown.current || waiting.engine !== engine)) {
     parked.current = undefined;
-    if (waiting.key !== key) letGo(engine, waiting.key, waiting.lease);
+    if (waiting.key !== key || waiting.engine !== engine) letGo(waiting.engine, waiting.key, waiting.lease);
   }
   if (snapshot.data !== undefined) {
     // On a server, where nothing commits, a render is final: the data a suspended read kept in
@@ -172,7 +180,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   renewLease(engine, key, lease, options.signal, committed.current);
   if (committed.current) {
     lease.holders.add(held);
-    held.current = { key, lease };
+    held.current = { engine, key, lease };
   }
   throw lease.wake;
 }

@@ -8,7 +8,8 @@
 import { act, render, screen } from '@testing-library/react';
 import { Suspense, startTransition, useDeferredValue, useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { useSuspenseStitch } from '../../src/react/index';
+import { createEngine, type Engine } from '../../src/index';
+import { StitchProvider, useSuspenseStitch } from '../../src/react/index';
 import { leasesOf } from '../../src/react/leases';
 import type { ManualClock } from '../helpers/clock';
 import type { Vendor } from '../helpers/vendor';
@@ -169,6 +170,27 @@ describe('the suspended read', () => {
     expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
     await answer(3, { body: { id: 3, name: 'Three' } });
     expect(screen.getByText('user Three')).toBeTruthy();
+    expect(vendor.requests()).toBe(3);
+  });
+
+  it("a provider handed another engine while its component is suspended lets go of the old engine's read at once", async () => {
+    const { vendor, engine, clock, answer } = await setup();
+    const other = createEngine({ clock });
+    const getUser = userStitch(vendor);
+    const page = (on: Engine, id: number) => (
+      <StitchProvider engine={on}>
+        <Page getUser={getUser} id={id} />
+      </StitchProvider>
+    );
+    const { rerender } = render(page(engine, 1));
+    await vendor.arrival(1);
+    await answer(1, { body: { id: 1, name: 'One' } });
+    await act(async () => rerender(page(engine, 2)));
+    await vendor.arrival(2);
+    await act(async () => rerender(page(other, 2)));
+    await vendor.arrival(3);
+    // No clock moved: the old engine's read went with the engine, not within abandonAfter.
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
     expect(vendor.requests()).toBe(3);
   });
 
