@@ -73,7 +73,8 @@ let origin: number | undefined;
 export function createRealClock(): Clock {
   const schedule = (ms: number, callback: () => void): CancelTimer => {
     if (ms === Number.POSITIVE_INFINITY) return () => {};
-    let remaining = Math.max(0, ms);
+    // A negative or NaN delay is due at once, as the host's timers take it.
+    let remaining = ms > 0 ? ms : 0;
     let id: ReturnType<typeof setTimeout>;
     const arm = () => {
       const step = Math.min(remaining, MAX_TIMER_MS);

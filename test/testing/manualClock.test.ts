@@ -47,6 +47,18 @@ describe('createManualClock', () => {
     expect(clock.now()).toBe(100);
   });
 
+  it('takes a negative or NaN delay as due at once, as the real clock does, without stopping the others', async () => {
+    const clock = createManualClock(100);
+    const fired: string[] = [];
+    clock.schedule(Number.NaN, () => fired.push('nan'));
+    clock.schedule(-5, () => fired.push('negative'));
+    clock.schedule(10, () => fired.push('later'));
+    await clock.advance(10);
+    expect(fired).toEqual(['nan', 'negative', 'later']);
+    expect(clock.now()).toBe(110);
+    expect(clock.pending()).toBe(0);
+  });
+
   it('sleep resolves after advance and leaves nothing pending', async () => {
     const clock = createManualClock();
     let done = false;
