@@ -74,7 +74,7 @@ export function createRealClock(): Clock {
   const schedule = (ms: number, callback: () => void): CancelTimer => {
     if (ms === Number.POSITIVE_INFINITY) return () => {};
     // A negative or NaN delay is due at once, as the host's timers take it.
-    let remaining = ms > 0 ? ms : 0;
+    let remaining = Math.max(0, ms || 0);
     let id: ReturnType<typeof setTimeout>;
     const arm = () => {
       const step = Math.min(remaining, MAX_TIMER_MS);

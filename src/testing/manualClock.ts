@@ -63,7 +63,7 @@ export function createManualClock(start = 0): ManualClock {
     // Never due, as on the real clock: `next()` must not jump time to Infinity for it.
     if (ms === Number.POSITIVE_INFINITY) return () => {};
     // A negative or NaN delay is due at once, as the host's timers (and the real clock) take it.
-    const timer: Timer = { id: nextId++, due: now + (ms > 0 ? ms : 0), callback };
+    const timer: Timer = { id: nextId++, due: now + Math.max(0, ms || 0), callback };
     timers.push(timer);
     const ready = waiters.filter((waiter) => timers.length >= waiter.count);
     waiters = waiters.filter((waiter) => timers.length < waiter.count);
