@@ -100,7 +100,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
         if (waiting) letGo(waiting.engine, waiting.key, waiting.lease);
       });
     };
-  }, [engine]);
+  }, []);
 
   // Invalidated data stays on screen while one background read refreshes it (no suspense): a
   // reference like any reader's, let go when the component re-keys or unmounts. Under StrictMode
