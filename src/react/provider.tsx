@@ -12,7 +12,9 @@ export interface StitchProviderProps {
   state?: DehydratedState | undefined;
   /**
    * Refetch triggers for every `useStitch` below (`refetchOnFocus`, `refetchOnReconnect`,
-   * `refetchInterval`); a hook's own options win. @default the enclosing provider's, or none
+   * `refetchInterval`); a hook's own options win. Each field left out is the enclosing
+   * provider's: a nested provider that turns on `refetchOnFocus` keeps an outer `refetchInterval`
+   * (give `refetchInterval: false` to stop it). @default the enclosing provider's, or none
    */
   defaults?: RefetchTriggers | undefined;
   /**
@@ -118,7 +120,13 @@ export function StitchProvider({
   const parent = useContext(TriggerContext);
   const settings = useMemo(
     () => ({
-      defaults: defaults ?? parent.defaults,
+      defaults: defaults
+        ? {
+            refetchOnFocus: defaults.refetchOnFocus ?? parent.defaults.refetchOnFocus,
+            refetchOnReconnect: defaults.refetchOnReconnect ?? parent.defaults.refetchOnReconnect,
+            refetchInterval: defaults.refetchInterval ?? parent.defaults.refetchInterval,
+          }
+        : parent.defaults,
       focus: focusSource ?? parent.focus,
       online: onlineSource ?? parent.online,
     }),

@@ -374,6 +374,28 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
     expect(engine.getData(getUser, { params: { id: 7 } })).toEqual(renamed);
   });
 
+  it("a nested provider's defaults are taken field by field over the enclosing one's", async () => {
+    const { vendor, focus, answer, wrapper, clock, starts } = await setupTriggers({ refetchInterval: 1_000 });
+    const getUser = userStitch(vendor);
+    render(
+      <StitchProvider defaults={{ refetchOnFocus: true }}>
+        <Reader getUser={getUser} />
+      </StitchProvider>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    // The outer provider's polling still holds below the inner one.
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(2);
+    await answer(2, { body: ada });
+    // And the inner one's focus trigger.
+    await actAtOnce(() => focus.set(true));
+    await vendor.arrival(3);
+    await answer(3, { body: renamed });
+    expect(starts()).toBe(3);
+  });
+
   it('a hook option wins over the provider default', async () => {
     const { vendor, focus, answer, wrapper, starts } = await setupTriggers({ refetchOnFocus: true });
     const getUser = userStitch(vendor);
