@@ -99,21 +99,37 @@ export function createMemoryStore(now: () => number = monotonicNow): Store {
 }
 
 /**
- * Why an operation was given up on: the store did not answer within the bound. The operation may
- * still land (a slow Redis runs a queued command once it answers again): `late` is its own
- * promise, so what it took (a slot, a lease, a claim) can be undone then.
+ * Why an operation failed while it may still have landed: `late` resolves with its answer once it
+ * lands, or with `undefined` once it may have (its answer was lost), so what it took (a slot, a
+ * lease, a claim) can be undone then, by its id.
  */
-export class StoreTimeout extends Error {
+export class StoreLate extends Error {
   readonly late: Promise<unknown>;
-  constructor(timeout: number, late: Promise<unknown>) {
-    super(`the store did not answer within ${timeout} ms`);
+  constructor(message: string, late: Promise<unknown>, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.late = late;
   }
 }
 
-/** What an operation given up on (`error` a {@link StoreTimeout}) resolves to if it lands; else `undefined`. */
-export function lateOf<T>(error: unknown): Promise<T> | undefined {
-  return error instanceof StoreTimeout ? (error.late as Promise<T>) : undefined;
+/**
+ * The store did not answer within the bound. The operation may still land (a slow Redis runs a
+ * queued command once it answers again), or fail with its answer lost.
+ */
+export class StoreTimeout extends StoreLate {
+  constructor(timeout: number, running: Promise<unknown>) {
+    super(
+      `the store did not answer within ${timeout} ms`,
+      running.catch((error: unknown) => lateOf(error) ?? Promise.reject(error)),
+    );
+  }
+}
+
+/**
+ * For an operation that may still land (`error` a {@link StoreLate}): what it resolves to once it
+ * has, or `undefined` once it may have. Else `undefined`: the operation did nothing.
+ */
+export function lateOf<T>(error: unknown): Promise<T | undefined> | undefined {
+  return error instanceof StoreLate ? (error.late as Promise<T | undefined>) : undefined;
 }
 
 /**

@@ -64,7 +64,10 @@ async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> 
     const landing = signal.aborted
       ? taking.catch((failed: unknown) => lateOf<number>(failed))
       : lateOf<number>(error);
-    landing?.then((late) => (late === 0 ? wanted.giveBack() : undefined)).catch(() => {});
+    // Granted, or its answer lost (it may have been): given back by its id either way.
+    landing
+      ?.then((late) => (late === 0 || late === undefined ? wanted.giveBack() : undefined))
+      .catch(() => {});
     throw error;
   } finally {
     leave();

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 
 /** Where the server binary is, or undefined when this machine has none. */
 export function redisServerPath(): string | undefined {
@@ -70,4 +70,60 @@ export async function startRedis(): Promise<RedisServer> {
 
   await start();
   return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+}
+
+/** A TCP proxy in front of a server, that can lose an answer on its way back. */
+export interface LossyProxy {
+  readonly url: string;
+  /**
+   * Drops the next answer the server sends and cuts that connection (the command ran; the client
+   * never hears of it, as when a network blips). Resolves once it has.
+   */
+  loseNextAnswer(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a {@link LossyProxy} in front of the server on `port`. */
+export async function lossyProxy(port: number): Promise<LossyProxy> {
+  let losing: (() => void) | undefined;
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const server = connect(port, '127.0.0.1');
+    for (const socket of [client, server]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        server.destroy();
+      });
+    }
+    client.on('data', (chunk) => server.write(chunk));
+    server.on('data', (chunk) => {
+      const lost = losing;
+      if (!lost) {
+        client.write(chunk);
+        return;
+      }
+      losing = undefined;
+      client.destroy();
+      server.destroy();
+      lost();
+    });
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const address = proxy.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${address.port}`,
+    loseNextAnswer: () =>
+      new Promise<void>((resolve) => {
+        losing = resolve;
+      }),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      proxy.close();
+      await once(proxy, 'close');
+    },
+  };
 }

@@ -17,7 +17,7 @@ import { createManualClock, type ManualClock } from '../../src/testing/index';
 import { chargeStitch } from '../helpers/payments';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
-import { redisServerPath } from './server';
+import { type LossyProxy, lossyProxy, redisServerPath } from './server';
 
 const redis = serveRedis();
 const { send } = redis;
@@ -27,9 +27,10 @@ async function setup(
   kind: ClientKind,
   respond: (entry: LedgerEntry) => Reply,
   engine: Omit<EngineOptions, 'store'> = {},
+  url = redis.server.url,
 ) {
   const vendor = await createVendor({ respond });
-  const { client, close } = await connect(kind, redis.server.url);
+  const { client, close } = await connect(kind, url);
   const prefix = `t${randomUUID()}:`;
   const store = createRedisStore(client, { prefix });
   const read = stitch({
@@ -53,6 +54,26 @@ async function setup(
 }
 
 const ok: Reply = { status: 200, body: { ok: true } };
+
+/** The breaker of `setup`'s reads, open with its cooldown over (as far as the server's clock is concerned). */
+const cooledDown = (prefix: string) =>
+  send(['SET', `${prefix}circuit:vendor`, JSON.stringify({ state: 'open', until: 0 }), 'PX', '60000']);
+
+/**
+ * After `first`, a read whose admit met a store trouble, the probe lease that admit may have
+ * taken does not hold: the next read probes and closes the breaker.
+ */
+async function probesAndCloses(
+  s: Awaited<ReturnType<typeof setup>>,
+  first: { events: readonly { type: string }[] },
+): Promise<void> {
+  expect(first.events).toContainEqual(expect.objectContaining({ type: 'store', operation: 'circuit' }));
+  await expect(s.read(undefined, { engine: s.engine })).resolves.toEqual({ ok: true });
+  expect(s.vendor.requests()).toBe(2);
+  expect(JSON.parse(String(await send(['GET', `${s.prefix}circuit:vendor`])))).toMatchObject({
+    state: 'closed',
+  });
+}
 
 /** A stitch on the vendor's `/pooled` whose `throttle` shares its concurrency limit across processes. */
 const pooledOn = (
@@ -295,22 +316,11 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       const clock = createManualClock();
       await using s = await setup('redis', () => ok, { storeTimeout: 100, clock });
       // The cooldown is over, as far as the server's clock is concerned.
-      await send([
-        'SET',
-        `${s.prefix}circuit:vendor`,
-        JSON.stringify({ state: 'open', until: 0 }),
-        'PX',
-        '60000',
-      ]);
+      await cooledDown(s.prefix);
       const first = await pastStoreTimeout(s.client, clock, () =>
         s.read(undefined, { engine: s.engine }).report(),
       );
-      expect(first.events).toContainEqual(expect.objectContaining({ type: 'store', operation: 'circuit' }));
-      await expect(s.read(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
-      expect(s.vendor.requests()).toBe(2);
-      expect(JSON.parse(String(await send(['GET', `${s.prefix}circuit:vendor`])))).toMatchObject({
-        state: 'closed',
-      });
+      await probesAndCloses(s, first);
     });
 
     it('a retry budget count it sends is counted once: not sent again with the next batch', async () => {
@@ -352,6 +362,78 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       );
       await expect(charge(order, { engine: s.engine })).resolves.toEqual({ charge: 1 });
       expect(s.vendor.requests()).toBe(1);
+    });
+  });
+
+  describe('what a command whose answer was lost (the connection dropped after it ran) does once the client is ready again', () => {
+    /**
+     * Runs `call` while the proxy loses the next answer, then resolves once the client is ready
+     * again and what the lost command set off (a give-back, a release, a settle) has reached Redis.
+     * node-redis rejects a command whose connection drops; ioredis sends it again by itself.
+     */
+    async function answerLost<T>(client: RedisClient, proxy: LossyProxy, call: () => Promise<T>): Promise<T> {
+      const lost = proxy.loseNextAnswer();
+      const answer = await call();
+      await lost;
+      const redisClient = client as NodeRedisClient;
+      if (!redisClient.isReady) await ready(client);
+      await redisClient.sendCommand(['PING']);
+      await redisClient.sendCommand(['PING']);
+      return answer;
+    }
+
+    async function setupLossy(respond: (entry: LedgerEntry) => Reply) {
+      const proxy = await lossyProxy(redis.server.port);
+      const s = await setup('redis', respond, {}, proxy.url);
+      return {
+        ...s,
+        proxy,
+        [Symbol.asyncDispose]: async () => {
+          await s[Symbol.asyncDispose]();
+          await proxy.close();
+        },
+      };
+    }
+
+    it('a shared slot it took is given back: the next call finds it free', async () => {
+      await using s = await setupLossy(() => ok);
+      const pooled = pooledOn(s.vendor, 'lost-slot', { concurrency: 1, maxWait: 0 });
+      await pooled(undefined, { engine: s.engine });
+      const lost = await answerLost(s.client, s.proxy, () =>
+        pooled(undefined, { engine: s.engine }).report(),
+      );
+      expect(lost.events).toContainEqual(
+        expect.objectContaining({ type: 'store', operation: 'concurrency' }),
+      );
+      await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
+      expect(s.vendor.requests()).toBe(3);
+    });
+
+    it('a probe lease it took is released: the next call probes, not refused by a half-open breaker', async () => {
+      await using s = await setupLossy(() => ok);
+      await cooledDown(s.prefix);
+      // The scripts are known to the server, as in a running app: the admit is one command.
+      await s.engine.circuitState('vendor');
+      const first = await answerLost(s.client, s.proxy, () =>
+        s.read(undefined, { engine: s.engine }).report(),
+      );
+      await probesAndCloses(s, first);
+    });
+
+    it('an idempotency claim it made is settled: the key replays the answer instead of staying pending', async () => {
+      await using s = await setupLossy(() => ({ status: 201, body: { charge: 1 } }));
+      const charge = chargeStitch(s.vendor, { keyOf: (input) => input.body.orderId }, { circuit: false });
+      await charge({ body: { orderId: 'order-warm', amount: 1 } }, { engine: s.engine });
+      const order = { body: { orderId: 'order-lost', amount: 1 } };
+      const first = await answerLost(s.client, s.proxy, () => charge(order, { engine: s.engine }).report());
+      expect(first.events).toContainEqual(
+        expect.objectContaining({ type: 'store', operation: 'idempotency' }),
+      );
+      // Bounded: a claim left pending would hold the re-issue until its lease ends.
+      await expect(charge(order, { engine: s.engine, signal: AbortSignal.timeout(5_000) })).resolves.toEqual({
+        charge: 1,
+      });
+      expect(s.vendor.requests()).toBe(2);
     });
   });
 
