@@ -19,9 +19,12 @@ export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(sta
 /** A redirect the engine will not follow; the attempt fails with kind `'http'`, never retried. */
 export class RedirectRefused extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** The 3xx refused, when the platform showed it: the attempt's answer. */
+  readonly response: Response | undefined;
+  constructor(status: number, message: string, response?: Response) {
     super(message);
     this.status = status;
+    this.response = response;
   }
 }
 
@@ -76,7 +79,7 @@ export async function sendFollowing<TData>(
     const { status } = response;
     const from = redactUrl(url, parts.secret);
     const refuse = (why: string) =>
-      new RedirectRefused(status, `${method} ${from} redirected (${status}): ${why}`);
+      new RedirectRefused(status, `${method} ${from} redirected (${status}): ${why}`, response);
     const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
     const refusal = refusalOf(mode, hop, next);
     if (refusal !== undefined || !next) throw refuse(refusal ?? '');

@@ -76,6 +76,8 @@ export async function dispatch<TData>(
   let answered = false;
   // Offline as it was sent: the request cannot have left.
   let sentOffline = false;
+  // When the request left, by the clock that times the wait for its answer.
+  let started = 0;
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -87,7 +89,7 @@ export async function dispatch<TData>(
     };
     if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
     // The request's event and the response's are stamped with the readings that time the wait.
-    const started = parts.clock.now();
+    started = parts.clock.now();
     advance(context, { type: 'send', attempt, event, at: started });
     sentOffline = offline();
     const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
@@ -161,6 +163,14 @@ export async function dispatch<TData>(
       return ['neutral', { type: 'failure', error: invalid, retryAfter: undefined }];
     }
     if (error instanceof RedirectRefused) {
+      // The refused 3xx is the attempt's answer: its status is the report's, heard as any answer.
+      const { response } = error;
+      if (response) {
+        const at = parts.clock.now();
+        const event = { type: 'response', attempt, status: response.status, elapsed: at - started } as const;
+        advance(context, { type: 'answer', event, at });
+        safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
+      }
       const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
       return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
     }

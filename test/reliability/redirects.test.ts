@@ -122,11 +122,23 @@ describe("redirect: 'error' and 'manual'", () => {
     const target = await otherOrigin();
     const { vendor, engine } = await startScenario();
     vendor.script({ status: 302, headers: { location: target.url('/x') }, body: '' });
-    const read = stitch({ name: uniqueKey('strict'), url: vendor.url('/start'), redirect: 'error' });
-    const error = await rejection(read({}, { engine }));
+    const statuses: number[] = [];
+    const read = stitch({
+      name: uniqueKey('strict'),
+      url: vendor.url('/start'),
+      redirect: 'error',
+      hooks: { onResponse: ({ response }) => void statuses.push(response.status) },
+    });
+    const run = read({}, { engine });
+    const error = await rejection(run);
     expect(error).toMatchObject({ kind: 'http', status: 302, requests: 1, retryable: false });
     expect(target.requests()).toBe(0);
     expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+    // The refused 3xx is the answer, heard and reported as any answer is.
+    const report = await run.report();
+    expect(report.status).toBe(302);
+    expect(ofType(report.events, 'response')).toEqual([expect.objectContaining({ attempt: 1, status: 302 })]);
+    expect(statuses).toEqual([302]);
   });
 
   it("'manual': the 3xx is the answer; onResponse sees its location; nothing follows", async () => {
