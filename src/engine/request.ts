@@ -275,7 +275,11 @@ export function buildRequest(
       if (typeof text !== 'string' || /[\r\n\0]/.test(text)) throw new TypeError();
       own().set(name, text);
     } catch {
-      throw inputError(stitch, `headers.${name}`, 'is not a valid header (a string without CR, LF or NUL)');
+      throw inputError(
+        stitch,
+        `headers.${name}`,
+        'is not a valid header (a token name; a value of Latin-1 text without CR, LF or NUL: encode others)',
+      );
     }
   }
   let body: SendableBody | undefined;

@@ -258,6 +258,11 @@ describe('buildRequest: input that cannot be sent', () => {
     const objectParam = { params: { id: {} as unknown as string } };
     expect(thrown(() => build(`${BASE}/users/{id}`, objectParam)).field).toBe('params.id');
     expect(thrown(() => build(`${BASE}/x`, { headers: { 'bad name': 'v' } })).field).toBe('headers.bad name');
+    // A value outside Latin-1 is refused with what a header may hold, not only its CR, LF or NUL.
+    expect(thrown(() => build(`${BASE}/x`, { headers: { 'x-city': '東京' } }))).toMatchObject({
+      field: 'headers.x-city',
+      message: expect.stringContaining('Latin-1'),
+    });
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     expect(thrown(() => build(`${BASE}/x`, { body: circular }, 'POST')).field).toBe('body');
