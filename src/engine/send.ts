@@ -99,8 +99,10 @@ export async function dispatch<TData>(
       event: { type: 'response', attempt, status: response.status, elapsed: at - started },
       at,
     });
-    safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
-    if (response.bodyUsed || response.body?.locked) {
+    const { onResponse } = definition.hooks;
+    // Asked only after a hook ran: `bodyUsed` costs a look into the stream at every answer.
+    if (onResponse) safely(onResponse, { stitch: definition.name, attempt, response });
+    if (onResponse && (response.bodyUsed || response.body?.locked)) {
       // A hook that read the body (a logger's `await response.json()`) left nothing to read, and
       // its reader holds the socket until it is done: a mistake of the app's, not a failure of
       // the vendor, which answered. Not retried.
