@@ -7,7 +7,7 @@
  */
 import type { CircuitState } from '../engine/circuit';
 import { describeStored } from '../engine/circuitState';
-import { configError } from '../engine/errors';
+import { configError, unknownOption } from '../engine/errors';
 import {
   type CircuitChange,
   type Claim,
@@ -15,6 +15,7 @@ import {
   type IdempotencyRecord,
   type SharedState,
 } from '../engine/shared';
+import { lateOf } from '../engine/store';
 import { createSharedBudget } from './budget';
 import { commandsOf, type IoRedisClient, type NodeRedisClient, type RedisClient, scriptsOf } from './client';
 import { BUDGET, CIRCUIT, CLAIM, END_RATE, SETTLE, TAKE_RATE, TAKE_SLOT } from './scripts';
@@ -64,6 +65,22 @@ const parse = (reply: unknown, what: string): unknown => {
   }
 };
 
+/**
+ * Sends an operation that gives back or settles by its id (sending it twice does what sending it
+ * once does): one whose answer a dropped connection lost is sent again once the client is ready,
+ * so a slot, a grant or a claim is not held until its lease ends. It still fails as it did.
+ */
+async function again<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    lateOf(error)
+      ?.then(operation)
+      .catch(() => {});
+    throw error;
+  }
+}
+
 /** What a corrupt breaker key held: its JSON as the value it encodes, anything else as text. */
 const describeRaw = (raw: string): string => {
   try {
@@ -88,6 +105,8 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
   const run = scriptsOf(send);
   if (typeof options !== 'object' || options === null)
     throw configError(undefined, 'options', 'must be { prefix }');
+  const unknown = unknownOption(options, ['prefix']);
+  if (unknown) throw configError(undefined, ...unknown);
   const { prefix = 'stitch:' } = options;
   if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
 
@@ -118,7 +137,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
     async settle(key, owner, outcome, ttl) {
       const done: IdempotencyRecord | undefined = outcome && { state: 'done', data: outcome.data };
       const args = [owner, done ? JSON.stringify(done) : '', String(Math.ceil(ttl))];
-      await run(SETTLE, [`${prefix}idempotency:${key}`], args);
+      await again(() => run(SETTLE, [`${prefix}idempotency:${key}`], args));
     },
     async takeRate(key, rate, id) {
       const reply = await run(
@@ -130,10 +149,10 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
       return reply;
     },
     async returnRate(key, id) {
-      await send(['ZREM', `${prefix}rate:${key}`, id]);
+      await again(() => send(['ZREM', `${prefix}rate:${key}`, id]));
     },
     async endRate(key, id) {
-      await run(END_RATE, [`${prefix}rate:${key}`], [id]);
+      await again(() => run(END_RATE, [`${prefix}rate:${key}`], [id]));
     },
     async takeSlot(key, limit, id, lease) {
       const args = [String(limit), String(Math.ceil(lease)), id];
@@ -142,7 +161,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
       return reply;
     },
     async returnSlot(key, id) {
-      await send(['ZREM', `${prefix}slots:${key}`, id]);
+      await again(() => send(['ZREM', `${prefix}slots:${key}`, id]));
     },
     async budget(key, limits, calls, retry) {
       const args = [

@@ -72,20 +72,21 @@ export async function startRedis(): Promise<RedisServer> {
   return { port, url: `redis://127.0.0.1:${port}`, stop, start };
 }
 
-/** A TCP proxy in front of a server, that can lose an answer on its way back. */
+/** A TCP proxy in front of a server, that can lose a command or its answer on the way. */
 export interface LossyProxy {
   readonly url: string;
   /**
-   * Drops the next answer the server sends and cuts that connection (the command ran; the client
-   * never hears of it, as when a network blips). Resolves once it has.
+   * Drops the next command the client sends (`'command'`: it never runs) or the next answer the
+   * server sends (`'answer'`: it ran, and the client never hears of it), and cuts that connection
+   * as a network blip does. Resolves once it has.
    */
-  loseNextAnswer(): Promise<void>;
+  loseNext(what: 'command' | 'answer'): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Starts a {@link LossyProxy} in front of the server on `port`. */
 export async function lossyProxy(port: number): Promise<LossyProxy> {
-  let losing: (() => void) | undefined;
+  let losing: { what: 'command' | 'answer'; lost: () => void } | undefined;
   const sockets = new Set<Socket>();
   const proxy = createServer((client) => {
     const server = connect(port, '127.0.0.1');
@@ -98,27 +99,28 @@ export async function lossyProxy(port: number): Promise<LossyProxy> {
         server.destroy();
       });
     }
-    client.on('data', (chunk) => server.write(chunk));
-    server.on('data', (chunk) => {
-      const lost = losing;
-      if (!lost) {
-        client.write(chunk);
+    const pass = (what: 'command' | 'answer', to: Socket) => (chunk: Buffer) => {
+      if (losing?.what !== what) {
+        to.write(chunk);
         return;
       }
+      const { lost } = losing;
       losing = undefined;
       client.destroy();
       server.destroy();
       lost();
-    });
+    };
+    client.on('data', pass('command', server));
+    server.on('data', pass('answer', client));
   });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
   const address = proxy.address() as { port: number };
   return {
     url: `redis://127.0.0.1:${address.port}`,
-    loseNextAnswer: () =>
+    loseNext: (what) =>
       new Promise<void>((resolve) => {
-        losing = resolve;
+        losing = { what, lost: resolve };
       }),
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -371,12 +371,19 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
      * again and what the lost command set off (a give-back, a release, a settle) has reached Redis.
      * node-redis rejects a command whose connection drops; ioredis sends it again by itself.
      */
-    async function answerLost<T>(client: RedisClient, proxy: LossyProxy, call: () => Promise<T>): Promise<T> {
-      const lost = proxy.loseNextAnswer();
+    async function answerLost<T>(
+      client: RedisClient,
+      proxy: LossyProxy,
+      call: () => Promise<T>,
+      what: 'command' | 'answer' = 'answer',
+    ): Promise<T> {
+      const lost = proxy.loseNext(what);
+      // The connection it drops comes back once: its `ready` is awaited from before the drop.
+      const back = ready(client);
       const answer = await call();
       await lost;
+      await back;
       const redisClient = client as NodeRedisClient;
-      if (!redisClient.isReady) await ready(client);
       await redisClient.sendCommand(['PING']);
       await redisClient.sendCommand(['PING']);
       return answer;
@@ -394,6 +401,57 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
         },
       };
     }
+
+    /**
+     * Runs `call` on a vendor that holds it, and has the proxy lose the next command the client
+     * sends once the vendor has answered (what the call gives back or settles as it ends), then
+     * waits as {@link answerLost} does.
+     */
+    async function endingLost<T>(
+      s: Awaited<ReturnType<typeof setupLossy>>,
+      call: () => Promise<T>,
+      reply: Exclude<Reply, 'hold'>,
+    ): Promise<T> {
+      const n = s.vendor.requests() + 1;
+      const running = call();
+      await s.vendor.arrival(n);
+      return answerLost(
+        s.client,
+        s.proxy,
+        async () => {
+          s.vendor.release(n, reply);
+          return running;
+        },
+        'command',
+      );
+    }
+
+    it('a shared slot whose give-back a dropped connection lost is given back again: the next call finds it free', async () => {
+      await using s = await setupLossy(() => 'hold');
+      const pooled = pooledOn(s.vendor, 'lost-return', { concurrency: 1, maxWait: 0 });
+      await endingLost(s, () => pooled(undefined, { engine: s.engine }), ok);
+      // Answered as it arrives; a slot still held refuses it at once (maxWait 0).
+      void s.vendor.arrival(2).then(() => s.vendor.release(2, ok));
+      await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
+    });
+
+    it('an idempotency settle a dropped connection lost is sent again: the key replays the answer', async () => {
+      await using s = await setupLossy(() => 'hold');
+      const charge = chargeStitch(s.vendor, { keyOf: (input) => input.body.orderId }, { circuit: false });
+      const created: Reply = { status: 201, body: { charge: 1 } };
+      await endingLost(
+        s,
+        () => charge({ body: { orderId: 'order-warm', amount: 1 } }, { engine: s.engine }),
+        created,
+      );
+      const order = { body: { orderId: 'order-settled', amount: 1 } };
+      await endingLost(s, () => charge(order, { engine: s.engine }), created);
+      // Bounded: a claim left pending would hold the re-issue until its lease ends.
+      await expect(charge(order, { engine: s.engine, signal: AbortSignal.timeout(5_000) })).resolves.toEqual({
+        charge: 1,
+      });
+      expect(s.vendor.requests()).toBe(2);
+    });
 
     it('a shared slot it took is given back: the next call finds it free', async () => {
       await using s = await setupLossy(() => ok);
