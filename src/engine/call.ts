@@ -449,11 +449,26 @@ function joinable<TInput extends StitchInput>(
   }
 }
 
-/** Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later. */
+const CALL_OPTIONS: readonly (keyof CallOptions)[] = [
+  'signal',
+  'engine',
+  'idempotencyKey',
+  'idempotencyTtl',
+  'revalidate',
+];
+
+/**
+ * Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later,
+ * nor a misspelt one (`idempotencykey`) dropped without a word.
+ */
 function checkCallOptions(options: CallOptions | undefined, stitch: string): CallOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
     throw configError(stitch, 'options', 'must be an object');
+  for (const key in options) {
+    if (!CALL_OPTIONS.includes(key as keyof CallOptions))
+      throw configError(stitch, key, `is not an option (${CALL_OPTIONS.join(', ')})`);
+  }
   const { signal, idempotencyKey, idempotencyTtl, revalidate } = options;
   if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')

@@ -86,6 +86,7 @@ export function createOtelSink(options: OtelSinkOptions = {}): OtelSink {
     throw new StitchError({ kind: 'config', field, message: `\`${field}\` ${problem}` });
   };
   if (typeof options !== 'object' || options === null) refuse('options', 'must be { tracer }');
+  for (const key of Object.keys(options)) if (key !== 'tracer') refuse(key, 'is not an option (tracer)');
   if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
     refuse('tracer', 'must be an OpenTelemetry Tracer');
   const tracer = options.tracer ?? trace.getTracer('stitch-fetch');

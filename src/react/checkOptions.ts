@@ -97,6 +97,9 @@ export const STITCH_PROVIDER = {
     orAbsent((value) => typeof value === 'object' && value !== null),
     'must be { refetchOnFocus, refetchOnReconnect, refetchInterval }',
   ],
+  // Checked as it is taken in (`hydrate`), and any children.
+  state: ANY,
+  children: ANY,
 } satisfies Rules;
 
 /**

@@ -105,15 +105,9 @@ function useHydration(engine: Engine, state: DehydratedState | undefined) {
  * Keys the engine holds already (a reader elsewhere shows them) take the state's data at the
  * commit, and only where it is newer.
  */
-export function StitchProvider({
-  engine,
-  state,
-  defaults,
-  focusSource,
-  onlineSource,
-  children,
-}: StitchProviderProps) {
-  checkOptions('StitchProvider', undefined, { engine, focusSource, onlineSource, defaults }, STITCH_PROVIDER);
+export function StitchProvider(props: StitchProviderProps) {
+  const { engine, state, defaults, focusSource, onlineSource, children } = props;
+  checkOptions('StitchProvider', undefined, props, STITCH_PROVIDER);
   if (defaults) checkOptions('StitchProvider', undefined, defaults, TRIGGERS, 'defaults.');
   const enclosing = useEngine();
   const target = engine ?? enclosing;

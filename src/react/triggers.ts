@@ -34,9 +34,10 @@ export interface RefetchTriggers {
    * fail; `refetchOnReconnect` refetches at once when the network is back). A poll is scheduled
    * only once the previous request for the key has settled, so polls never overlap; a hook whose
    * poll is due joins a request another reader started for the key (with `coalesce: false`, it
-   * waits a period after that request instead). `0`: no polling. @default 0
+   * waits a period after that request instead). `0` or `false`: no polling (a hook's `false`
+   * stops a provider's default). @default 0
    */
-  refetchInterval?: number | undefined;
+  refetchInterval?: number | false | undefined;
 }
 
 /** What `StitchProvider` hands its hooks besides the engine. */
@@ -110,6 +111,7 @@ export function watchTriggers(
   shares: boolean,
 ): () => void {
   const { refetchOnFocus, refetchOnReconnect, refetchInterval } = triggers;
+  const every = refetchInterval || 0;
   const { focus, online } = sources;
   const refetch = observer.refetchInBackground;
   const stops: Array<() => void> = [];
@@ -133,14 +135,14 @@ export function watchTriggers(
     });
   const arm = () => {
     if (timer || !focus.isVisible() || !online.isOnline() || fetching()) return;
-    timer = engine.clock.schedule(refetchInterval, () => {
+    timer = engine.clock.schedule(every, () => {
       timer = undefined;
       refetch(true);
       // A poll that sent nothing (the hook was waiting out its debounce) waits a period again.
       arm();
     });
   };
-  const polls = refetchInterval > 0;
+  const polls = every > 0;
   if (polls) {
     stops.push(
       observer.subscribe(() => {

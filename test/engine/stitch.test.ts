@@ -4,7 +4,7 @@ import type { StitchConfig, StitchEngineLike } from '../../src/engine/definition
 import { isStitchError, type StitchError } from '../../src/engine/errors';
 import type { StitchRun } from '../../src/engine/run';
 import { stitch } from '../../src/engine/stitch';
-import { circuit, idempotency, retry, throttle } from '../../src/index';
+import { circuit, createEngine, idempotency, retry, throttle } from '../../src/index';
 
 const URL_ = 'https://api.example.com/users/{id}';
 
@@ -211,6 +211,21 @@ describe('stitch(): a misspelt or unknown option is refused, not dropped', () =>
     expect(error.message).toContain(`\`${field}\` is not an option`);
     // It lists the options there are, the one meant among them.
     expect(error.message).toMatch(new RegExp(`is not an option \\(.*\\b${hint}\\b.*\\)$`));
+  });
+
+  it('refuses a call option it does not have: a misspelt idempotencyKey would send a minted key', async () => {
+    const fetch = vi.fn(async () => Response.json({}));
+    const engine = createEngine({ fetch });
+    const pay = stitch({
+      name: 'pay',
+      method: 'POST',
+      url: 'https://api.example.com/pay',
+      idempotency: true,
+    });
+    const failure = await pay({ body: {} }, { engine, idempotencykey: 'order-1' } as never).safe();
+    expect(failure.error).toMatchObject({ kind: 'config', field: 'idempotencykey', requests: 0 });
+    expect(failure.error?.message).toContain('is not an option (signal, engine, idempotencyKey');
+    expect(fetch).not.toHaveBeenCalled();
   });
 
   it('refuses the same misspelling in a policy value', () => {

@@ -223,6 +223,9 @@ it('refuses a tracer that is not one, or options that are none, naming the field
   expect(() => createOtelSink('tracer' as never)).toThrowError(
     expect.objectContaining({ kind: 'config', field: 'options' }),
   );
+  expect(() => createOtelSink({ tracr: otel.tracer } as never)).toThrowError(
+    expect.objectContaining({ kind: 'config', field: 'tracr' }),
+  );
 });
 
 describe('one sink for several engines', () => {

@@ -113,6 +113,8 @@ it.each<[string, Record<string, unknown>]>([
   ['defaults.refetchOnFocus', { defaults: { refetchOnFocus: 'yes' } }],
   ['defaults', { defaults: null }],
   ['defaults.refetchOnWindowFocus', { defaults: { refetchOnWindowFocus: true } }],
+  // TanStack Query's prop name: the hooks would silently read another engine.
+  ['client', { client: createEngine() }],
 ])('StitchProvider refuses a wrong %s', async (field, props) => {
   const { vendor } = await setup();
   const getUser = userStitch(vendor);

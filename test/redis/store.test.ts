@@ -591,5 +591,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     expect(fieldOf(() => createRedisStore({} as RedisClient))).toBe('client');
     expect(fieldOf(() => createRedisStore(redis.admin, { prefix: 7 as never }))).toBe('prefix');
     expect(fieldOf(() => createRedisStore(redis.admin, 'app:' as never))).toBe('options');
+    // Another library's name: every process would share the default prefix, silently.
+    expect(fieldOf(() => createRedisStore(redis.admin, { keyPrefix: 'app:' } as never))).toBe('keyPrefix');
   });
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type StitchError, stitch } from '../../src/index';
 import {
   keepPreviousData,
+  type StitchProviderProps,
   skipToken,
   useStitch,
   useStitchInfinite,
@@ -77,6 +78,15 @@ describe('useStitch typing', () => {
     expectTypeOf(
       useStitch(getUser, { params: { id: 7 } }, { initialData: ada, select: (user) => user.name }).data,
     ).toEqualTypeOf<string | undefined>();
+  });
+
+  it('takes refetchInterval: false, as documented, to stop a provider default', () => {
+    useStitch(getUser, { params: { id: 7 } }, { refetchInterval: false });
+    expectTypeOf<StitchProviderProps['defaults']>().toMatchTypeOf<
+      { refetchInterval?: number | false } | undefined
+    >();
+    // @ts-expect-error true is no interval
+    useStitch(getUser, { params: { id: 7 } }, { refetchInterval: true });
   });
 
   it('keeps the data type with the exported keepPreviousData', () => {
