@@ -73,16 +73,17 @@ export async function sendFollowing<TData>(
       return followHidden(context, attempt, init, url, headers, hopSecrets);
     const location = response.headers.get('location');
     if (!isRedirect(response.status) || location === null) return response;
-    // Nobody reads this hop's body: free its socket now (not awaited: a stream of an injected
-    // fetch whose cancel never settles must not hold the call).
-    response.body?.cancel().catch(() => {});
     const { status } = response;
     const from = redactUrl(url, parts.secret);
     const refuse = (why: string) =>
       new RedirectRefused(status, `${method} ${from} redirected (${status}): ${why}`, response);
     const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
     const refusal = refusalOf(mode, hop, next);
+    // A refused 3xx is the attempt's answer: its body is let go once `onResponse` has seen it.
     if (refusal !== undefined || !next) throw refuse(refusal ?? '');
+    // Nobody reads this hop's body: free its socket now (not awaited: a stream of an injected
+    // fetch whose cancel never settles must not hold the call).
+    response.body?.cancel().catch(() => {});
     const crossOrigin = next.origin !== new URL(url).origin;
     // The hops change their own copy: the first request's headers may be the stitch's own.
     if (headers === sent) headers = new Headers(sent);

@@ -106,7 +106,7 @@ export async function dispatch<TData>(
       // A hook that read the body (a logger's `await response.json()`) left nothing to read, and
       // its reader holds the socket until it is done: a mistake of the app's, not a failure of
       // the vendor, which answered. Not retried.
-      const message = `stitch '${definition.name}': \`hooks.onResponse\` read the response body, which is the engine's to read (read \`response.clone()\` there)`;
+      const message = `stitch '${definition.name}': the response body was read before the engine could read it, by \`hooks.onResponse\` (read \`response.clone()\` there) or the engine's \`fetch\``;
       const error = failure(context, 'config', message, {
         field: 'hooks.onResponse',
         status: response.status,
@@ -155,7 +155,12 @@ export async function dispatch<TData>(
       : (parsed as TData);
     return ['success', { type: 'success', data, at }];
   } catch (error) {
-    if (left(context)) return ['neutral', { type: 'aborted' }];
+    // A refused 3xx (below) comes with its body, let go of once its hook has seen it.
+    const refused = error instanceof RedirectRefused ? error.response : undefined;
+    if (left(context)) {
+      refused?.body?.cancel().catch(() => {});
+      return ['neutral', { type: 'aborted' }];
+    }
     if (error instanceof BodyProblem) {
       // A parser's message quotes the body, which may echo a credential back.
       const invalid = failure(context, 'invalid', scrubbed(error.message), {
@@ -166,15 +171,15 @@ export async function dispatch<TData>(
     }
     if (error instanceof RedirectRefused) {
       // The refused 3xx is the attempt's answer: its status is the report's, heard as any answer.
-      const { response } = error;
-      if (response) {
+      if (refused) {
         const at = parts.clock.now();
-        const event = { type: 'response', attempt, status: response.status, elapsed: at - started } as const;
+        const event = { type: 'response', attempt, status: refused.status, elapsed: at - started } as const;
         advance(context, { type: 'answer', event, at });
-        safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response });
+        safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response: refused });
+        refused.body?.cancel().catch(() => {});
       }
-      const refused = failure(context, 'http', error.message, { status: error.status, retryable: false });
-      return ['neutral', { type: 'failure', error: refused, retryAfter: undefined }];
+      const http = failure(context, 'http', error.message, { status: error.status, retryable: false });
+      return ['neutral', { type: 'failure', error: http, retryAfter: undefined }];
     }
     // A failure while the browser is offline says nothing about the vendor.
     const isolated = offline();

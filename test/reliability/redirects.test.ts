@@ -121,14 +121,21 @@ describe("redirect: 'error' and 'manual'", () => {
   it("'error': the 3xx fails the call as kind http with its status, is not followed nor retried, nor counted", async () => {
     const target = await otherOrigin();
     const { vendor, engine } = await startScenario();
-    vendor.script({ status: 302, headers: { location: target.url('/x') }, body: '' });
+    vendor.script({ status: 302, headers: { location: target.url('/x') }, body: 'Found' });
     const statuses: number[] = [];
     const read = stitch({
       name: uniqueKey('strict'),
       url: vendor.url('/start'),
       redirect: 'error',
-      hooks: { onResponse: ({ response }) => void statuses.push(response.status) },
+      hooks: {
+        onResponse: ({ response }) => {
+          statuses.push(response.status);
+          // The clone the docs point to for reading the body works on a refused 3xx too.
+          pages.push(response.clone().text());
+        },
+      },
     });
+    const pages: Promise<string>[] = [];
     const run = read({}, { engine });
     const error = await rejection(run);
     expect(error).toMatchObject({ kind: 'http', status: 302, requests: 1, retryable: false });
@@ -139,6 +146,7 @@ describe("redirect: 'error' and 'manual'", () => {
     expect(report.status).toBe(302);
     expect(ofType(report.events, 'response')).toEqual([expect.objectContaining({ attempt: 1, status: 302 })]);
     expect(statuses).toEqual([302]);
+    await expect(Promise.all(pages)).resolves.toEqual(['Found']);
   });
 
   it("'manual': the 3xx is the answer; onResponse sees its location; nothing follows", async () => {
