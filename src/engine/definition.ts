@@ -387,9 +387,13 @@ export function define<TData, TInput extends StitchInput>(
     'must be an object of functions',
   );
   checkKnown(name, 'hooks.', config.hooks ?? {}, HOOKS);
-  for (const [hook, fn] of Object.entries(config.hooks ?? {})) {
+  // Read by name, so hooks given as an object's methods (a class instance's) count as well.
+  const hooks: StitchHooks = {};
+  for (const hook of HOOKS) {
+    const fn = config.hooks?.[hook];
     // Undefined is no hook, as the types allow: an optional prop forwarded as it is.
     check(fn === undefined || typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
+    if (fn) Object.assign(hooks, { [hook]: fn });
   }
   const isRead = method === 'GET' || method === 'HEAD';
   check(
@@ -436,7 +440,7 @@ export function define<TData, TInput extends StitchInput>(
     coalesce: config.coalesce ?? isRead,
     idempotency: idempotency as IdempotencyPolicy<TInput> | undefined,
     records,
-    hooks: { ...config.hooks },
+    hooks,
   });
 }
 

@@ -50,7 +50,7 @@ function options(value: unknown, field: string, name: string): never {
     resolve?: unknown;
   };
   if (typeof policy === 'string' && typeof resolve === 'function')
-    throw configError(name, field, `is a ${policy}(…) value, not a ${field}(…) one`);
+    throw configError(name, field, `is the value of ${policy}(…), not of ${field}(…)`);
   return value as never;
 }
 

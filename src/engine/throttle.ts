@@ -126,6 +126,8 @@ export function normalizeThrottle(
   if (concurrency !== undefined && !isPositiveInteger(concurrency) && concurrency !== Infinity) {
     throw configError(stitchName, 'throttle.concurrency', 'must be a positive integer (Infinity: no limit)');
   }
+  if (rate !== undefined && typeof rate === 'object' && rate !== null)
+    checkKnown(stitchName, 'throttle.rate.', rate, ['count', 'per']);
   const parsed =
     typeof rate === 'string'
       ? parseRate(rate)

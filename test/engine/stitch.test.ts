@@ -120,7 +120,7 @@ describe('stitch(): config validation at definition time', () => {
     ] as const) {
       const error = configFailure(withOption({ method: 'POST', [field]: value }));
       expect(error.field).toBe(field);
-      expect(error.message).toMatch(/is a \w+\(…\) value, not a \w+\(…\) one/);
+      expect(error.message).toMatch(/is the value of \w+\(…\), not of \w+\(…\)/);
     }
   });
 
@@ -194,6 +194,12 @@ describe('stitch(): a misspelt or unknown option is refused, not dropped', () =>
     ['a circuit window typo', { circuit: { window: { min: 3 } } }, 'circuit.window.min', 'minimum'],
     ['a throttle typo', { throttle: { concurrent: 2 } }, 'throttle.concurrent', 'concurrency'],
     [
+      'a rate object typo',
+      { throttle: { rate: { count: 2, per: 1_000, burst: 9 } } },
+      'throttle.rate.burst',
+      'per',
+    ],
+    [
       'a shared throttle typo',
       { throttle: { rate: '1/s', shared: { rates: true } } },
       'throttle.shared.rates',
@@ -226,6 +232,20 @@ describe('stitch(): a misspelt or unknown option is refused, not dropped', () =>
     expect(failure.error).toMatchObject({ kind: 'config', field: 'idempotencykey', requests: 0 });
     expect(failure.error?.message).toContain('is not an option (signal, engine, idempotencyKey');
     expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('takes hooks given as the methods of an object (a class instance), as it takes own functions', async () => {
+    const seen: string[] = [];
+    class Logger {
+      onRequest() {
+        seen.push('request');
+      }
+    }
+    const fetch = vi.fn(async () => Response.json({}));
+    const get = stitch({ name: 'logged', url: 'https://api.example.com/logged', hooks: new Logger() });
+    await get(undefined, { engine: createEngine({ fetch }) });
+    expect(seen).toEqual(['request']);
+    expect(fetch).toHaveBeenCalledTimes(1);
   });
 
   it('refuses the same misspelling in a policy value', () => {
