@@ -78,7 +78,9 @@ export type Step =
   /** A deadline passed; a request it cut off may have taken effect at the vendor. */
   | { type: 'timeout'; event: Payload<'timeout'> }
   /** A request left and the network failed before an answer: it may have taken effect. */
-  | { type: 'unanswered' };
+  | { type: 'unanswered' }
+  /** A request sent while the platform was offline failed: it never left, and does not count. */
+  | { type: 'unsent' };
 
 /**
  * Emits `step`'s event, then applies the step to the execution's state: a caller that cancels
@@ -108,6 +110,9 @@ export function advance(context: ExecutionContext<unknown>, step: Step): void {
       break;
     case 'unanswered':
       state.ambiguous = true;
+      break;
+    case 'unsent':
+      state.requests -= 1;
       break;
   }
 }

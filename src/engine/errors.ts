@@ -92,8 +92,9 @@ export class StitchErrorBase extends Error {
   /**
    * Whether a dispatched request of the run may have had an effect the run never saw answered
    * (a write that timed out, was cut or was cancelled in flight): re-issue it with the same
-   * idempotency key. False when every request was answered, or its connection was refused, or
-   * it was sent while the browser was offline.
+   * idempotency key. False when every request was answered, or its connection was refused (as
+   * Node reports it: a browser's fetch does not say why it failed, so there it stays true), or
+   * it was sent while the browser was offline (it then counts in no `requests`).
    */
   readonly ambiguous: boolean;
   readonly url: string | undefined;

@@ -188,7 +188,8 @@ export async function dispatch<TData>(
     if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
     // A connection that was never made sent nothing: that failure leaves no doubt behind. One cut
     // by the network going away may have reached the vendor first.
-    if (!sentOffline && !neverConnected(error)) advance(context, { type: 'unanswered' });
+    if (sentOffline) advance(context, { type: 'unsent' });
+    else if (!neverConnected(error)) advance(context, { type: 'unanswered' });
     const said = `${request.method} ${context.url} failed${isolated ? ' (offline)' : ''}`;
     const network = failure(context, 'network', said, { cause: scrubCause(error, scrubbed) });
     return [isolated ? 'neutral' : 'failure', { type: 'failure', error: network, retryAfter: undefined }];

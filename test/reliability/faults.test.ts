@@ -119,7 +119,8 @@ describe('a browser that is offline', () => {
     });
     for (let call = 0; call < 3; call++) {
       const error = await rejection(list({}, { engine }));
-      expect(error).toMatchObject({ kind: 'network', ambiguous: false });
+      // Nothing left the browser: no request counted, nothing dispatched.
+      expect(error).toMatchObject({ kind: 'network', ambiguous: false, requests: 0, dispatched: false });
       expect(error.message).toContain('failed (offline)');
     }
     expect(await engine.circuitState(vendor.origin)).toEqual(closed(0));
