@@ -67,8 +67,9 @@ const parse = (reply: unknown, what: string): unknown => {
 
 /**
  * Sends an operation that gives back or settles by its id (sending it twice does what sending it
- * once does): one whose answer a dropped connection lost is sent again once the client is ready,
- * so a slot, a grant or a claim is not held until its lease ends. It still fails as it did.
+ * once does): one whose answer a dropped connection lost is sent again once the client is ready
+ * (and one the engine gave up on, once it has run: a second send that changes nothing), so a
+ * slot, a grant or a claim is not held until its lease ends. It still fails as it did.
  */
 async function again<T>(operation: () => Promise<T>): Promise<T> {
   try {
