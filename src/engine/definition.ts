@@ -388,12 +388,10 @@ export function define<TData, TInput extends StitchInput>(
   );
   checkKnown(name, 'hooks.', config.hooks ?? {}, HOOKS);
   // Read by name, so hooks given as an object's methods (a class instance's) count as well.
-  const hooks: StitchHooks = {};
-  for (const hook of HOOKS) {
-    const fn = config.hooks?.[hook];
-    // Undefined is no hook, as the types allow: an optional prop forwarded as it is.
+  // Undefined is no hook, as the types allow: an optional prop forwarded as it is.
+  const given = HOOKS.map((hook) => [hook, config.hooks?.[hook]] as const);
+  for (const [hook, fn] of given) {
     check(fn === undefined || typeof fn === 'function', name, `hooks.${hook}`, 'must be a function');
-    if (fn) Object.assign(hooks, { [hook]: fn });
   }
   const isRead = method === 'GET' || method === 'HEAD';
   check(
@@ -440,7 +438,7 @@ export function define<TData, TInput extends StitchInput>(
     coalesce: config.coalesce ?? isRead,
     idempotency: idempotency as IdempotencyPolicy<TInput> | undefined,
     records,
-    hooks,
+    hooks: Object.fromEntries(given.filter(([, fn]) => fn !== undefined)) as StitchHooks,
   });
 }
 

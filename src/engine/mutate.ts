@@ -184,16 +184,15 @@ const isInvalidation = (value: unknown): boolean => {
 export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycleOnly = false): void {
   const { name } = stitch.definition;
   if (typeof given !== 'object' || given === null) throw configError(name, 'options', 'must be an object');
-  const lifecycle = ['onMutate', 'onSuccess', 'onError', 'onSettled', 'invalidates'];
-  checkKnown(
-    name,
-    '',
-    given,
-    lifecycleOnly ? lifecycle : [...lifecycle, 'signal', 'engine', 'idempotencyKey', 'idempotencyTtl'],
-  );
+  const callbacks = ['onMutate', 'onSuccess', 'onError', 'onSettled'];
+  const lifecycle = [...callbacks, 'invalidates'];
+  const known = lifecycleOnly
+    ? lifecycle
+    : [...lifecycle, 'signal', 'engine', 'idempotencyKey', 'idempotencyTtl'];
+  checkKnown(name, '', given, known);
   const options = given as Record<string, unknown>;
   if (!isSignalOrNone(options.signal)) throw configError(name, 'signal', 'must be an AbortSignal');
-  for (const field of ['onMutate', 'onSuccess', 'onError', 'onSettled']) {
+  for (const field of callbacks) {
     const callback = options[field];
     if (callback !== undefined && typeof callback !== 'function')
       throw configError(name, field, 'must be a function');

@@ -31,6 +31,24 @@ async function setupTriggers(defaults?: UseStitchOptions<User>) {
   return { ...harness, focus, online, wrapper, starts, requests };
 }
 
+/**
+ * A reader below a nested provider whose `defaults` turn on `refetchOnFocus`, its first request
+ * answered with Ada; resolves to its stitch.
+ */
+async function readBelowFocusDefaults(harness: Awaited<ReturnType<typeof setupTriggers>>) {
+  const { vendor, answer, wrapper } = harness;
+  const getUser = userStitch(vendor);
+  render(
+    <StitchProvider defaults={{ refetchOnFocus: true }}>
+      <Reader getUser={getUser} />
+    </StitchProvider>,
+    { wrapper },
+  );
+  await vendor.arrival(1);
+  await answer(1, { body: ada });
+  return getUser;
+}
+
 function Readers({
   getUser,
   count,
@@ -356,16 +374,9 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
   });
 
   it('a nested provider with defaults only keeps the enclosing engine and sources', async () => {
-    const { vendor, focus, answer, wrapper, engine } = await setupTriggers();
-    const getUser = userStitch(vendor);
-    render(
-      <StitchProvider defaults={{ refetchOnFocus: true }}>
-        <Reader getUser={getUser} />
-      </StitchProvider>,
-      { wrapper },
-    );
-    await vendor.arrival(1);
-    await answer(1, { body: ada });
+    const harness = await setupTriggers();
+    const { vendor, focus, answer, engine } = harness;
+    const getUser = await readBelowFocusDefaults(harness);
     expect(engine.getData(getUser, { params: { id: 7 } })).toEqual(ada);
 
     await actAtOnce(() => focus.set(true));
@@ -375,16 +386,9 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
   });
 
   it("a nested provider's defaults are taken field by field over the enclosing one's", async () => {
-    const { vendor, focus, answer, wrapper, clock, starts } = await setupTriggers({ refetchInterval: 1_000 });
-    const getUser = userStitch(vendor);
-    render(
-      <StitchProvider defaults={{ refetchOnFocus: true }}>
-        <Reader getUser={getUser} />
-      </StitchProvider>,
-      { wrapper },
-    );
-    await vendor.arrival(1);
-    await answer(1, { body: ada });
+    const harness = await setupTriggers({ refetchInterval: 1_000 });
+    const { vendor, focus, answer, clock, starts } = harness;
+    const getUser = await readBelowFocusDefaults(harness);
     // The outer provider's polling still holds below the inner one.
     await act(() => clock.advance(1_000));
     await vendor.arrival(2);

@@ -9,6 +9,7 @@ import {
   createEngine,
   type EngineOptions,
   isStitchError,
+  type RunReport,
   stitch,
   type ThrottleOptions,
 } from '../../src/index';
@@ -54,6 +55,39 @@ async function setup(
 }
 
 const ok: Reply = { status: 200, body: { ok: true } };
+
+/**
+ * Two round trips on `client`'s connection: a command sent before has answered, and what its
+ * answer set off (a give-back, a release, a settle) has been sent and run, before the next call.
+ */
+async function settledOn(client: RedisClient): Promise<void> {
+  await (client as NodeRedisClient).sendCommand(['PING']);
+  await (client as NodeRedisClient).sendCommand(['PING']);
+}
+
+/** The idempotency record Redis holds for the key ending in `key` (its stitch's name before it). */
+async function recordOf(prefix: string, key: string): Promise<unknown> {
+  const [stored] = (await send(['KEYS', `${prefix}idempotency:*${key}`])) as string[];
+  return stored === undefined ? undefined : JSON.parse(String(await send(['GET', stored])));
+}
+
+/**
+ * A shared slot (concurrency 1, no wait) that `trouble` took with a store trouble around it (a
+ * command given up on, an answer lost) is free again afterwards: the next call goes through.
+ */
+async function slotGivenBack(
+  s: Awaited<ReturnType<typeof setup>>,
+  name: string,
+  trouble: (take: () => Promise<RunReport>) => Promise<RunReport>,
+): Promise<void> {
+  const pooled = pooledOn(s.vendor, name, { concurrency: 1, maxWait: 0 });
+  // The script is known to the server by then, as in a running app: the take is one command.
+  await pooled(undefined, { engine: s.engine });
+  const report = await trouble(() => pooled(undefined, { engine: s.engine }).report());
+  expect(report.events).toContainEqual(expect.objectContaining({ type: 'store', operation: 'concurrency' }));
+  await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual({ ok: true });
+  expect(s.vendor.requests()).toBe(3);
+}
 
 /** The breaker of `setup`'s reads, open with its cooldown over (as far as the server's clock is concerned). */
 const cooledDown = (prefix: string) =>
@@ -288,28 +322,14 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       } finally {
         await send(['CLIENT', 'UNPAUSE']);
       }
-      // Two round trips on the store's connection: the late command has answered, and what its
-      // answer set off (a give-back, a release) has been sent, before the next call asks.
-      const ping = () => (client as NodeRedisClient).sendCommand(['PING']);
-      await ping();
-      await ping();
+      await settledOn(client);
       return answer;
     }
 
     it('a shared slot it takes is given back: the next call finds it free', async () => {
       const clock = createManualClock();
       await using s = await setup('redis', () => ok, { storeTimeout: 100, clock });
-      const pooled = pooledOn(s.vendor, 'late-slot', { concurrency: 1, maxWait: 0 });
-      // The script is known to the server by then, as in a running app: the take is one command.
-      await pooled(undefined, { engine: s.engine });
-      const late = await pastStoreTimeout(s.client, clock, () =>
-        pooled(undefined, { engine: s.engine }).report(),
-      );
-      expect(late.events).toContainEqual(
-        expect.objectContaining({ type: 'store', operation: 'concurrency' }),
-      );
-      await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
-      expect(s.vendor.requests()).toBe(3);
+      await slotGivenBack(s, 'late-slot', (take) => pastStoreTimeout(s.client, clock, take));
     });
 
     it('a probe lease it takes is released: the next call probes, not refused by a half-open breaker', async () => {
@@ -383,9 +403,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       const answer = await call();
       await lost;
       await back;
-      const redisClient = client as NodeRedisClient;
-      await redisClient.sendCommand(['PING']);
-      await redisClient.sendCommand(['PING']);
+      await settledOn(client);
       return answer;
     }
 
@@ -446,25 +464,15 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       );
       const order = { body: { orderId: 'order-settled', amount: 1 } };
       await endingLost(s, () => charge(order, { engine: s.engine }), created);
-      // Bounded: a claim left pending would hold the re-issue until its lease ends.
-      await expect(charge(order, { engine: s.engine, signal: AbortSignal.timeout(5_000) })).resolves.toEqual({
-        charge: 1,
-      });
+      // Settled in Redis: a claim left pending would hold the re-issue until its lease ends.
+      expect(await recordOf(s.prefix, order.body.orderId)).toMatchObject({ state: 'done' });
+      await expect(charge(order, { engine: s.engine })).resolves.toEqual({ charge: 1 });
       expect(s.vendor.requests()).toBe(2);
     });
 
     it('a shared slot it took is given back: the next call finds it free', async () => {
       await using s = await setupLossy(() => ok);
-      const pooled = pooledOn(s.vendor, 'lost-slot', { concurrency: 1, maxWait: 0 });
-      await pooled(undefined, { engine: s.engine });
-      const lost = await answerLost(s.client, s.proxy, () =>
-        pooled(undefined, { engine: s.engine }).report(),
-      );
-      expect(lost.events).toContainEqual(
-        expect.objectContaining({ type: 'store', operation: 'concurrency' }),
-      );
-      await expect(pooled(undefined, { engine: s.engine })).resolves.toEqual(ok.body);
-      expect(s.vendor.requests()).toBe(3);
+      await slotGivenBack(s, 'lost-slot', (take) => answerLost(s.client, s.proxy, take));
     });
 
     it('a probe lease it took is released: the next call probes, not refused by a half-open breaker', async () => {
@@ -487,10 +495,9 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       expect(first.events).toContainEqual(
         expect.objectContaining({ type: 'store', operation: 'idempotency' }),
       );
-      // Bounded: a claim left pending would hold the re-issue until its lease ends.
-      await expect(charge(order, { engine: s.engine, signal: AbortSignal.timeout(5_000) })).resolves.toEqual({
-        charge: 1,
-      });
+      // Settled in Redis: a claim left pending would hold the re-issue until its lease ends.
+      expect(await recordOf(s.prefix, order.body.orderId)).toMatchObject({ state: 'done' });
+      await expect(charge(order, { engine: s.engine })).resolves.toEqual({ charge: 1 });
       expect(s.vendor.requests()).toBe(2);
     });
   });
