@@ -46,12 +46,17 @@ export function storeRecords(store: Store | LocalStore): Pick<SharedState, 'clai
   return {
     async claim(key, owner, lease) {
       const storeKey = `idempotency:${key}`;
-      const held = (current: IdempotencyRecord | undefined): Claim =>
-        current === undefined || (current.state === 'pending' && current.owner === owner)
-          ? { status: 'claimed' }
-          : current.state === 'done'
-            ? { status: 'done', data: current.data }
-            : { status: 'pending' };
+      // Anything but a record (a store shared with other code, or a corrupt one) fails the claim:
+      // the call fails open rather than waiting for ever on something that never settles.
+      const held = (current: IdempotencyRecord | undefined): Claim => {
+        if (current === undefined) return { status: 'claimed' };
+        // A success's data is never `undefined` (an output validator's transform to it is invalid).
+        if (current?.state === 'done' && current.data !== undefined)
+          return { status: 'done', data: current.data };
+        if (current?.state !== 'pending' || typeof current.owner !== 'string')
+          throw new Error(`the store holds something else than an idempotency record under ${storeKey}`);
+        return current.owner === owner ? { status: 'claimed' } : { status: 'pending' };
+      };
       const seen = await store.get<IdempotencyRecord>(storeKey);
       if (seen) return held(seen);
       const mine: IdempotencyRecord = { state: 'pending', owner };

@@ -130,8 +130,8 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
       const reply = await run(CLAIM, [`${prefix}idempotency:${key}`], args);
       if (reply === null) return { status: 'claimed' };
       const record = parse(reply, 'an idempotency claim') as IdempotencyRecord;
-      if (record?.state === 'done') return { status: 'done', data: record.data };
-      if (record?.state === 'pending')
+      if (record?.state === 'done' && record.data !== undefined) return { status: 'done', data: record.data };
+      if (record?.state === 'pending' && typeof record.owner === 'string')
         return record.owner === owner ? { status: 'claimed' } : { status: 'pending' };
       throw garbage('an idempotency claim');
     },

@@ -289,26 +289,39 @@ describe('a key that did not succeed can be sent again', () => {
 });
 
 describe('a store that fails', () => {
-  it('fails open: the write is sent, a store event says why', async () => {
-    const memory = createMemoryStore();
-    const broken: Store = {
-      ...memory,
-      get: async (key) => {
-        if (key.startsWith('idempotency:')) throw new Error('store down');
-        return memory.get(key);
+  const corrupt = /^the store holds something else than an idempotency record/;
+  it.each<[string, () => unknown, string | RegExp]>([
+    [
+      'down',
+      () => {
+        throw new Error('store down');
       },
-    };
-    const { vendor, engine } = await setup(broken);
-    const run = chargeStitch(vendor)(order, { engine, ...owned });
-    await expect(run).resolves.toMatchObject({ id: 'ch_1' });
-    expect((await run.report()).events).toContainEqual(
-      expect.objectContaining({
-        type: 'store',
-        operation: 'idempotency',
-        key: 'order-42',
-        error: 'store down',
-      }),
-    );
-    expect(vendor.requests()).toBe(1);
-  });
+      'store down',
+    ],
+    ...[['garbage'], [42], [{}], [{ state: 'pending' }], [{ state: 'done' }]].map(
+      ([record]) =>
+        [`holding ${JSON.stringify(record)}`, () => record, corrupt] as [string, () => unknown, RegExp],
+    ),
+  ])(
+    '%s fails open: the write is sent, a store event says why, nothing waits',
+    async (_label, read, said) => {
+      const memory = createMemoryStore();
+      const broken: Store = {
+        ...memory,
+        get: async <T>(key: string) => (key.startsWith('idempotency:') ? (read() as T) : memory.get<T>(key)),
+      };
+      const { vendor, engine } = await setup(broken);
+      const run = chargeStitch(vendor)(order, { engine, ...owned });
+      await expect(run).resolves.toMatchObject({ id: 'ch_1' });
+      expect((await run.report()).events).toContainEqual(
+        expect.objectContaining({
+          type: 'store',
+          operation: 'idempotency',
+          key: 'order-42',
+          error: typeof said === 'string' ? said : expect.stringMatching(said),
+        }),
+      );
+      expect(vendor.requests()).toBe(1);
+    },
+  );
 });

@@ -15,6 +15,7 @@ import {
 } from '../../src/index';
 import { createRedisStore, type NodeRedisClient, type RedisClient } from '../../src/redis/index';
 import { createManualClock, type ManualClock } from '../../src/testing/index';
+import { uniqueKey } from '../helpers/keys';
 import { chargeStitch } from '../helpers/payments';
 import { createVendor, type LedgerEntry, type Reply } from '../helpers/vendor';
 import { type ClientKind, connect, ready, serveRedis } from './clients';
@@ -573,6 +574,26 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       const next = s.read(undefined, { engine: s.engine });
       await next;
       expect(await storeEvents(next)).toEqual([]);
+    },
+  );
+
+  it.each([['garbage'], ['{"state":"pending"}'], ['{"state":"done"}'], ['{}']])(
+    'a corrupt idempotency record (%s): the keyed write is sent, a store event says so',
+    async (value) => {
+      await using s = await setup('redis', () => ok);
+      const write = stitch({
+        name: uniqueKey('write'),
+        method: 'POST',
+        url: s.vendor.url('/charges'),
+        idempotency: { keyOf: () => 'order-1' },
+      });
+      await send(['SET', `${s.prefix}idempotency:${write.definition.name}:order-1`, value]);
+      const run = write({ body: { orderId: 'order-1', amount: 1 } }, { engine: s.engine });
+      await expect(run).resolves.toEqual({ ok: true });
+      expect(s.vendor.requests()).toBe(1);
+      expect(await storeEvents(run)).toEqual([
+        expect.objectContaining({ operation: 'idempotency', error: expect.stringContaining('unexpected') }),
+      ]);
     },
   );
 
