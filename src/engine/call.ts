@@ -11,7 +11,7 @@ import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
 import { type CheckedInput, checkInput, inputSecrets } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
-import { Lifetime } from './lifetime';
+import { Lifetime, timeoutError } from './lifetime';
 import { lastOne } from './memo';
 import { isRecord } from './record';
 import { type BuiltRequest, buildRequest, type StitchInput } from './request';
@@ -167,8 +167,8 @@ export function createCall(deps: CallDeps) {
       return scrub(text, secrets);
     };
     const checked = checkInput(definition.name, definition.input, input, scrubbed);
-    const proceed = (result: CheckedInput) => {
-      if (result.ok) return start(run, tally, definition, input, result.value, options);
+    const proceed = (result: CheckedInput, spent?: number) => {
+      if (result.ok) return start(run, tally, definition, input, result.value, options, spent);
       return refuseRun(run, definition, shownUrl(definition.url), result.error, tally);
     };
     if (!(checked instanceof Promise)) return proceed(checked);
@@ -181,18 +181,39 @@ export function createCall(deps: CallDeps) {
     }
     // An asynchronous validator is a wait like any other: the caller's abort (or `run.cancel`)
     // ends it at once, and either way the listener on the caller's signal goes with it (the race
-    // with the cancel is inside raceAbort's). (The callbacks return nothing: returning the run, a
-    // promise, would adopt its rejection.)
-    const cancelled = new Promise<never>((_, reject) => onCancel(run, reject));
+    // with the cancel is inside raceAbort's). The total deadline counts from here: it ends the
+    // wait, and the call proper gets what is left of it. (The callbacks return nothing:
+    // returning the run, a promise, would adopt its rejection.)
+    const { clock } = parts;
+    const began = clock.now();
+    const { total } = definition.timeout;
+    const late = total === undefined ? undefined : timeoutError('total', total);
+    let stopTimer = () => {};
+    const cancelled = new Promise<never>((_, reject) => {
+      onCancel(run, reject);
+      if (late) stopTimer = clock.schedule(total as number, () => reject(late));
+    });
     raceAbort(Promise.race([checked, cancelled]), signal).then(
       (result) => {
-        proceed(result);
+        stopTimer();
+        proceed(result, clock.now() - began);
       },
       (reason: unknown) => {
-        // Nothing was built or sent yet: the run is cancelled before dispatch, reason intact.
+        stopTimer();
+        // Nothing was built or sent yet: the run is cancelled (or timed out) before dispatch.
         const url = shownUrl(definition.url);
         emitTo(run, { type: 'start', method: definition.method, url });
-        cancelRun(run, tally, definition, reason, { url });
+        if (!late || reason !== late) return cancelRun(run, tally, definition, reason, { url });
+        emitTo(run, { type: 'timeout', phase: 'total', attempt: 0, dispatched: false });
+        const { message } = late;
+        const stitch = definition.name;
+        refuseRun(
+          run,
+          definition,
+          url,
+          new StitchError({ kind: 'timeout', phase: 'total', message, cause: late, url, stitch }),
+          tally,
+        );
       },
     );
     return run;
@@ -209,6 +230,7 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
     sendable: StitchInput | undefined,
     given: CallOptions | undefined,
+    spent?: number,
   ): StitchRun<TData> {
     let request: BuiltRequest | undefined;
     /** The request, built once, when this caller needs one (a caller that joins does not). */
@@ -310,7 +332,7 @@ export function createCall(deps: CallDeps) {
       const phase = definition.throttle ? 'queued' : 'before-dispatch';
       const state: ExecutionState = { phase, attempts: 0, requests: 0, status: undefined, ambiguous: false };
       // One controller for the execution and its deadlines (see Lifetime).
-      const lifetime = new Lifetime(parts.clock, definition.timeout.total);
+      const lifetime = new Lifetime(parts.clock, definition.timeout.total, spent);
       const context: ExecutionContext<TData> = {
         run: run.id,
         definition: definition as unknown as StitchDefinition<TData, never>,

@@ -168,6 +168,8 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * (after any transforms) is what the request is built from; its input type is the stitch's,
    * and must itself be a {@link StitchInput}: a field typed `unknown` (`z.coerce.number()`'s) is
    * refused; say what it accepts (`z.union([z.string(), z.number()]).pipe(z.coerce.number())`).
+   * An asynchronous one is a wait like any other: the caller's abort and the total timeout end it,
+   * and the call proper gets what is left of the total.
    */
   input?: StandardSchemaV1<TInput, StitchInput> | undefined;
   /** @default 'json' */

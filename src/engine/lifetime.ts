@@ -11,7 +11,8 @@ import { type Owned, own } from './abort';
 import type { CancelTimer, Clock } from './clock';
 import type { Deadline } from './timeout';
 
-const timeoutError = (phase: 'each' | 'total', ms: number) =>
+/** The reason a deadline of `ms` aborts with. */
+export const timeoutError = (phase: 'each' | 'total', ms: number) =>
   new DOMException(`The ${phase} timeout of ${ms} ms elapsed`, 'TimeoutError');
 
 const noTimer: CancelTimer = () => {};
@@ -35,13 +36,16 @@ export class Lifetime implements Deadline {
   #cancelTotal: CancelTimer;
   #cancelAttempt: CancelTimer = noTimer;
 
-  /** Starts the execution's lifetime, its total deadline `total` ms from now (`undefined`: unbounded). */
-  constructor(clock: Clock, total: number | undefined) {
+  /**
+   * Starts the execution's lifetime, its total deadline `total` ms after the call began, `spent` ms
+   * ago (the wait for an input validator); `undefined`: unbounded.
+   */
+  constructor(clock: Clock, total: number | undefined, spent = 0) {
     this.#clock = clock;
     this.#total = total ?? Number.POSITIVE_INFINITY;
-    this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total;
+    this.#ends = total === undefined ? Number.POSITIVE_INFINITY : clock.now() + total - spent;
     this.#own = own(this.#controller.signal);
-    this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total, () => this.#expire());
+    this.#cancelTotal = total === undefined ? noTimer : clock.schedule(total - spent, () => this.#expire());
   }
 
   /**

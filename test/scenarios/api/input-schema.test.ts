@@ -14,6 +14,18 @@ import { startScenario } from '../../helpers/runs';
 
 const SearchInput = z.object({ query: z.object({ q: z.string().trim().min(1) }) });
 
+/** An asynchronous validator that accepts every input once `wait()` settles. */
+const gated = (wait: () => Promise<void>): StandardSchemaV1<StitchInput, StitchInput> => ({
+  '~standard': {
+    version: 1,
+    vendor: 'test',
+    validate: async (value) => {
+      await wait();
+      return { value: value as StitchInput };
+    },
+  },
+});
+
 describe('the input schema', () => {
   it('refuses a bad input as invalid, with the issues as cause; nothing is sent or counted', async () => {
     const { vendor, engine } = await startScenario();
@@ -105,16 +117,7 @@ describe('the input schema', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slow: StandardSchemaV1<StitchInput, StitchInput> = {
-      '~standard': {
-        version: 1,
-        vendor: 'test',
-        validate: async (value) => {
-          await gate;
-          return { value: value as StitchInput };
-        },
-      },
-    };
+    const slow = gated(() => gate);
     const read = stitch({ name: uniqueKey('slow'), url: vendor.url('/items/{id}'), input: slow });
     const controller = new AbortController();
     // A bad input (no id) still ends as the caller's abort: nothing is built before validation.
@@ -138,6 +141,44 @@ describe('the input schema', () => {
     release();
     await expect(waiting).resolves.toEqual({ ok: true });
     expect(vendor.requests()).toBe(1);
+  });
+
+  it('the total timeout bounds an asynchronous validator, and the call proper gets what is left of it', async () => {
+    const { vendor, engine, clock } = await startScenario({ respond: () => 'hold' });
+    let wait: Promise<void> = new Promise(() => {});
+    const slow = gated(() => wait);
+    const read = stitch({
+      name: uniqueKey('slow'),
+      url: vendor.url('/items/{id}'),
+      input: slow,
+      timeout: { total: 1_000 },
+      retry: false,
+    });
+
+    // A validator that never settles: the deadline ends the call, nothing is sent.
+    const stuck = read({ params: { id: 1 } }, { engine });
+    await clock.untilPending();
+    await clock.advance(1_000);
+    const { error } = await stuck.safe();
+    expect(error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0, dispatched: false });
+    expect((await stuck.report()).events.map((event) => event.type)).toEqual([
+      'start',
+      'timeout',
+      'error',
+      'done',
+    ]);
+    expect(clock.pending()).toBe(0);
+
+    // One that takes 600 ms leaves the request 400.
+    wait = clock.sleep(600);
+    const late = read({ params: { id: 2 } }, { engine });
+    await clock.advance(600);
+    await vendor.arrival(1);
+    await clock.advance(399);
+    expect(vendor.requests()).toBe(1);
+    await clock.advance(1);
+    expect((await late.safe()).error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 1 });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
   });
 
   it('a definition with a non-schema input is a config error naming the field', () => {
