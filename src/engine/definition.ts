@@ -40,7 +40,10 @@ export interface StitchHooks {
    * `response.clone()` instead).
    */
   onResponse?: ((context: { stitch: string; attempt: number; response: Response }) => void) | undefined;
-  /** Once per failed run (never for a cancellation). */
+  /**
+   * Once per failed request, never for a cancellation: runs that joined one (coalesced) share its
+   * failure, and it is told once, as its retries are (`onRetry`).
+   */
   onError?: ((error: StitchError) => void) | undefined;
   /** Before each backoff sleep. */
   onRetry?:
