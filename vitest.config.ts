@@ -110,6 +110,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.{ts,tsx}'],
+          globalSetup: ['test/browser/vendor.setup.ts'],
           browser: inChromium(),
         },
       },

@@ -204,7 +204,10 @@ export interface StitchConfig<TData = unknown, TInput extends StitchInput = Stit
    * origin; `'error'`: the call fails with kind `'http'` and the 3xx status; `'manual'`: the 3xx
    * response is the answer (`hooks.onResponse` sees its `location`), its data `null` unless its
    * content-type says JSON (a redirect page such as "Found. Redirecting to …" is not read) or
-   * `responseType` is `'text'`. @default 'follow'
+   * `responseType` is `'text'`. A browser hides a 3xx from script (status 0, no `location`):
+   * there `'follow'` leaves a request without a secret header to fetch to follow (sent once, its
+   * hops one event) and fails one with a secret header at the redirect (`http`, status 0), and
+   * `'manual'` answers with the hidden 3xx (data `null`). @default 'follow'
    */
   redirect?: RedirectMode | undefined;
   /**

@@ -4,7 +4,7 @@
  * header the engine counts as a secret) would follow a 302 to another host. Here each hop is
  * checked, stripped of every secret header when it changes origin, and traced (redacted).
  */
-import { advance, type ExecutionContext } from './context';
+import { advance, type ExecutionContext, type Payload } from './context';
 import { redactUrl } from './events';
 import type { RedirectMode } from './redirectMode';
 
@@ -13,8 +13,23 @@ export const MAX_REDIRECTS = 20;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Whether `status` is one a redirect is made of. */
-export const isRedirect = (status: number): boolean => REDIRECT_STATUSES.has(status);
+/**
+ * Whether `response` is a redirect: a 3xx, or a browser's `opaqueredirect` (status 0), which
+ * hides where it goes from script.
+ */
+export const isRedirect = (response: Response): boolean =>
+  REDIRECT_STATUSES.has(response.status) || response.type === 'opaqueredirect';
+
+/**
+ * Whether this platform's fetch hides a redirect from script, as a browser's does (an
+ * `opaqueredirect` for `redirect: 'manual'`): Node's, Deno's and Bun's show it.
+ */
+const HIDES_REDIRECTS =
+  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node !== 'string';
+
+/** Whether `headers` carry a header the engine counts as a secret. */
+const carriesSecret = (headers: Headers, secret: ReadonlySet<string>) =>
+  [...headers.keys()].some((name) => secret.has(name));
 
 /** A redirect the engine will not follow; the attempt fails with kind `'http'`, never retried. */
 export class RedirectRefused extends Error {
@@ -63,6 +78,12 @@ export async function sendFollowing<TData>(
   let url = request.url;
   let method = request.method;
   let body = request.body;
+  // Where a redirect's target is hidden (a browser), a request with nothing to strip from a hop
+  // is left to fetch to follow: asking to see the 3xx first would send it twice.
+  if (mode === 'follow' && HIDES_REDIRECTS && !request.streamed && !carriesSecret(sent, parts.secret)) {
+    const init = { method, headers, body, signal, redirect: 'follow' } as const;
+    return followNatively(context, attempt, init, url, hopSecrets, false);
+  }
   for (let hop = 0; ; hop++) {
     const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal, redirect: 'manual' };
     // A stream body needs half duplex in fetch (Node refuses it otherwise).
@@ -72,7 +93,7 @@ export async function sendFollowing<TData>(
     if (response.type === 'opaqueredirect')
       return followHidden(context, attempt, init, url, headers, hopSecrets);
     const location = response.headers.get('location');
-    if (!isRedirect(response.status) || location === null) return response;
+    if (!isRedirect(response) || location === null) return response;
     const { status } = response;
     const from = redactUrl(url, parts.secret);
     const refuse = (why: string) =>
@@ -122,12 +143,12 @@ function secretQueryOf(url: URL, secret: ReadonlySet<string>, found: string[]): 
 }
 
 /**
- * A browser hides a redirect's target from script (an `opaqueredirect` response), so the engine
- * cannot check where it goes. A request carrying no secret header has nothing to leak: it is sent
- * again with fetch's own `redirect: 'follow'`, and the hop is traced from where it landed. One
- * carrying a secret header (or a stream body, which cannot be sent twice) is refused.
+ * A fetch that hid a redirect's target (an `opaqueredirect`) on a platform not known to: the
+ * engine cannot check where it goes. The request has reached the vendor once already, so only a
+ * GET or HEAD carrying no secret header (nothing to leak, nothing done twice) is sent again, with
+ * fetch's own `redirect: 'follow'`; any other is refused.
  */
-async function followHidden<TData>(
+function followHidden<TData>(
   context: ExecutionContext<TData>,
   attempt: number,
   init: RequestInit,
@@ -135,25 +156,45 @@ async function followHidden<TData>(
   headers: Headers,
   hopSecrets: string[],
 ): Promise<Response> {
-  const { parts, request } = context;
-  const from = redactUrl(url, parts.secret);
-  const carriesSecret = [...headers.keys()].some((name) => parts.secret.has(name));
-  if (context.definition.redirect === 'error' || carriesSecret || request.streamed) {
+  const { parts, definition } = context;
+  const safe = init.method === 'GET' || init.method === 'HEAD';
+  if (definition.redirect === 'error' || !safe || carriesSecret(headers, parts.secret)) {
+    const from = redactUrl(url, parts.secret);
     throw new RedirectRefused(0, `${init.method} ${from} was redirected, and this platform hides where to`);
   }
   advance(context, { type: 'send', attempt });
-  const response = await parts.fetch(url, { ...init, redirect: 'follow' });
+  return followNatively(context, attempt, { ...init, redirect: 'follow' }, url, hopSecrets, true);
+}
+
+/**
+ * Sends the request with fetch following its redirects, and traces its hops as one, from `url` to
+ * where it landed: when fetch says it was `redirected`, or when it is `known` (a re-send, counted
+ * as it went out). A hop fetch followed on its own is one more request that left.
+ */
+async function followNatively<TData>(
+  context: ExecutionContext<TData>,
+  attempt: number,
+  init: RequestInit,
+  url: string,
+  hopSecrets: string[],
+  known: boolean,
+): Promise<Response> {
+  const { parts } = context;
+  const response = await parts.fetch(url, init);
+  if (!known && !response.redirected) return response;
   const landed = response.url === '' ? url : response.url;
   secretQueryOf(new URL(landed), parts.secret, hopSecrets);
-  context.emit({
+  const event: Payload<'redirect'> = {
     type: 'redirect',
     attempt,
     status: 0,
-    from,
+    from: redactUrl(url, parts.secret),
     to: redactUrl(landed, parts.secret),
-    method: init.method ?? request.method,
+    method: init.method as string,
     crossOrigin: new URL(landed).origin !== new URL(url).origin,
     dropped: [],
-  });
+  };
+  if (known) context.emit(event);
+  else advance(context, { type: 'send', attempt, event });
   return response;
 }

@@ -114,7 +114,7 @@ export async function dispatch<TData>(
       });
       return ['neutral', { type: 'failure', error, retryAfter: undefined }];
     }
-    if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response.status))) {
+    if (!response.ok && !(definition.redirect === 'manual' && isRedirect(response))) {
       // Read past the cut by the longest secret, so one echoed across it is scrubbed whole.
       const longest = Math.max(0, ...secrets().map((secret) => secret.length));
       const body = await readErrorBody(response, MAX_ERROR_BODY + longest, each.signal);
@@ -141,7 +141,7 @@ export async function dispatch<TData>(
     // Redirecting to …"), not data: read as JSON only when it says it is JSON.
     const page =
       definition.redirect === 'manual' &&
-      isRedirect(response.status) &&
+      isRedirect(response) &&
       definition.responseType === 'json' &&
       !isJsonType(type);
     if (page) response.body?.cancel().catch(() => {});

@@ -217,6 +217,15 @@ describe('where the platform hides the target (a browser: opaqueredirect)', () =
     expect((await run.report()).requests).toBe(2);
   });
 
+  it('a write is refused, not sent again: the vendor has it once already', async () => {
+    const { fetch, calls } = browserFetch();
+    const engine = createEngine({ fetch });
+    const write = stitch({ name: uniqueKey('hidden'), method: 'POST', url: 'https://api.example/charges' });
+    const error = await rejection(write({ body: { amount: 500 } }, { engine }));
+    expect(error).toMatchObject({ kind: 'http', status: 0, requests: 1, retryable: false });
+    expect(calls).toHaveLength(1);
+  });
+
   it('a request carrying a secret header is refused, not sent on blind', async () => {
     const { fetch, calls } = browserFetch();
     const engine = createEngine({ fetch });
