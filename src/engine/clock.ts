@@ -60,11 +60,17 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * This process's monotonic time in ms, from the wall time at its start: the real clock's `now`.
  */
 export const monotonicNow = (): number => {
-  origin ??= performance.timeOrigin;
+  // Read once per `performance`: its `timeOrigin` is a getter, and the clock is read many times
+  // per call. A test's fake timers (vitest's, sinon's) put a `performance` of their own in its
+  // place, counting from their own origin: read again, time goes on from where it was.
+  if (measured !== performance) {
+    measured = performance;
+    origin = performance.timeOrigin;
+  }
   return origin + performance.now();
 };
-// Read once: `performance.timeOrigin` is a getter, and the clock is read many times per call.
-let origin: number | undefined;
+let measured: Performance | undefined;
+let origin = 0;
 
 /**
  * The real clock: a monotonic `now()`, `Date.now()` as wall time, and the host's timers. A delay

@@ -61,4 +61,17 @@ describe('createRealClock: monotonic now, wall-clock wallNow', () => {
     expect(clock.now() - before).toBeLessThan(3_600_000);
     expect(clock.wallNow()).toBe(wall - 3_600_000);
   });
+
+  it("follows a test's fake timers that replace performance (vitest's default): no jump back, fake time counts", () => {
+    const clock = createRealClock();
+    // Long enough into the process for a jump back to its start to show.
+    expect(performance.now()).toBeGreaterThan(100);
+    const before = clock.now();
+    vi.useFakeTimers();
+    const faked = clock.now();
+    // The fake's origin is whole milliseconds: it may read up to 1 ms behind.
+    expect(faked).toBeGreaterThan(before - 2);
+    vi.advanceTimersByTime(1_500);
+    expect(clock.now() - faked).toBe(1_500);
+  });
 });
