@@ -16,6 +16,8 @@ export interface StitchInput {
   headers?: Record<string, string> | undefined;
 }
 
+const INPUT_FIELDS: readonly string[] = ['params', 'query', 'body', 'headers'];
+
 /**
  * What `fetch` takes as a body, spelt through `RequestInit` (which Node's own types declare too)
  * rather than the DOM lib's `BodyInit`, so a Node-only TypeScript app can read the types.
@@ -251,6 +253,11 @@ export function buildRequest(
   secret: ReadonlySet<string> = new Set(),
 ): BuiltRequest {
   const input = given === undefined ? {} : (checkRecord(stitch, 'input', given) as StitchInput);
+  // A misspelt field (`qurey`, axios's `data`) would otherwise send a request without it, silently.
+  for (const field in input) {
+    if (!INPUT_FIELDS.includes(field) && input[field as keyof StitchInput] !== undefined)
+      throw inputError(stitch, field, `is not an input field (${INPUT_FIELDS.join(', ')})`);
+  }
   const filled = fillTemplate(stitch, template, input.params);
   const pairs = queryPairs(stitch, input.query);
   let target: ReturnType<typeof targetOf>;

@@ -137,6 +137,19 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     await expectRefused(run, vendor, engine, 'query.q');
   });
 
+  it.each<[string, string, Record<string, unknown>]>([
+    ['a misspelt field', 'qurey', { qurey: { q: 'ada' } }],
+    ["axios's name for the body", 'data', { data: { amount: 5 } }],
+    ['a call option put in the input', 'signal', { signal: new AbortController().signal }],
+  ])('an input with %s names it; one given as undefined is left out', async (_label, field, extra) => {
+    const { vendor, engine } = await startScenario();
+    const run = callSafely(() => charge(vendor)({ params: { id: 1 }, ...extra } as StitchInput, { engine }));
+    await expectRefused(run, vendor, engine, field);
+    expect((await rejection(run)).message).toContain('is not an input field (params, query, body, headers)');
+    const none = { params: { id: 1 }, [field]: undefined } as StitchInput;
+    await expect(charge(vendor)(none, { engine })).resolves.toMatchObject({ path: '/charges/1' });
+  });
+
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   it.each<[string, unknown]>([
