@@ -88,3 +88,32 @@ export const AddSavedThenRefetchFails: Story = {
     letGo(harnessOf(context));
   },
 };
+
+/**
+ * Two adds in flight: the list is fetched again once, after the last of them. One fetched after
+ * the first would not hold the second yet, and would take it off the screen while it is saved.
+ */
+export const OverlappingAdds: Story = {
+  play: async (context) => {
+    const { vendor, canvas } = await addToTheList(context);
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy bread');
+    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    await eventually(() => expect(vendor.held('todos')).toBe(2));
+    vendor.release('todos', 1);
+    await eventually(() =>
+      expect(canvas.getByRole('button', { name: 'Delete Buy eggs' })).not.toBeDisabled(),
+    );
+    expect(titles(canvas)).toEqual(expect.arrayContaining(['Buy eggs', 'Buy bread']));
+    vendor.release('todos');
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    vendor.release('todos');
+    await eventually(() =>
+      expect(canvas.getByRole('button', { name: 'Delete Buy bread' })).not.toBeDisabled(),
+    );
+    await eventually(() => expect(vendor.pending('todos')).toBe(0));
+    expect(vendor.requests('todos').map((request) => request.method)).toEqual(['GET', 'POST', 'POST', 'GET']);
+    expect(titles(canvas)).toEqual(expect.arrayContaining(['Buy eggs', 'Buy bread']));
+    letGo(harnessOf(context));
+  },
+};

@@ -12,8 +12,9 @@ type Check = 'layout' | 'contrast';
  * Runs in the page (Playwright sends its source, so it uses nothing from this module).
  *
  * `layout`, at the current viewport: the document does not scroll sideways, `main` has room and no
- * `aside` overlaps it, every navigation link lies inside the viewport, and no text is clipped by an
- * `overflow` box (an ellipsis, a cut-off label) or ends past the viewport.
+ * `aside` overlaps it, every navigation link lies inside the viewport, no text is clipped by an
+ * `overflow` box (an ellipsis, a cut-off label) or ends past the viewport, and, scrolled to the
+ * end, none lies under a fixed element (the devtools button).
  *
  * `contrast`: every visible, enabled text against what is painted behind it (the first opaque
  * background up the tree, translucent ones and the opacity of the element and its ancestors blended
@@ -55,6 +56,21 @@ function auditInPage(check: Check): string[] {
       if (element.getBoundingClientRect().right > width + 0.5)
         problems.push(`${describe(element)} ends past the viewport`);
     }
+    // Scrolled to the end, nothing fixed (the devtools button) lies over text.
+    const { scrollY } = window;
+    window.scrollTo(0, root.scrollHeight);
+    for (const cover of document.querySelectorAll('body *')) {
+      if (getComputedStyle(cover).position !== 'fixed') continue;
+      const over = cover.getBoundingClientRect();
+      for (const element of withText) {
+        const box = element.getBoundingClientRect();
+        const overlaps =
+          box.left < over.right && box.right > over.left && box.top < over.bottom && box.bottom > over.top;
+        if (overlaps && !cover.contains(element))
+          problems.push(`${describe(element)} lies under ${describe(cover)}`);
+      }
+    }
+    window.scrollTo(0, scrollY);
     return problems;
   }
 

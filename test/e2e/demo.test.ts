@@ -330,6 +330,16 @@ describe.each(PHONES)('the demo at %i px wide', (width) => {
         await page.getByText('cancelled · socket closed', { exact: false }).first().waitFor();
       }
       if (path === '/breaker') await page.getByTestId('results-summary').waitFor();
+      if (path === '/todos') {
+        // A title that is a URL: it wraps, in the list and in its Delete button.
+        const title = `Read https://developer.mozilla.org/en-US/docs/Web/API/AbortSignal/timeout_static ${width}`;
+        await page.getByLabel('New to-do').fill(title);
+        await page.getByRole('button', { name: 'Add', exact: true }).click();
+        await page
+          .getByRole('button', { name: `Delete ${title}` })
+          .and(page.locator(':enabled'))
+          .waitFor();
+      }
       expect({ path, problems: await layoutProblems(page) }).toEqual({ path, problems: [] });
       expect({ path, problems: await contrastProblems(page) }).toEqual({ path, problems: [] });
       if (width === 390 && path === '/search') await shoot(page, 'search-390');

@@ -10,15 +10,18 @@ const edit = (engine: Engine, change: (todos: Todo[]) => Todo[]) =>
   engine.setData(getTodos, undefined, (todos) => todos && change(todos));
 
 let temporary = 0;
+/** The writes in flight: only the last of writes that overlap fetches the list again. */
+let writing = 0;
 
 /** The list's read and its writes, one lane per request on the page's timeline. */
 const TODO_STITCHES = [getTodos, addTodo, renameTodo, deleteTodo].map((each) => each.definition.name);
 
 /**
  * A to-do list whose add, rename and delete show at once (`engine.setData` in `onMutate`) and are
- * undone when the vendor fails them (`onError`). Every write invalidates the list when it ends, so
- * it is fetched again: an undo restores what its write saw, which another write in flight may have
- * changed since, and only the vendor's list settles that. Each write runs with `mutate` on the
+ * undone when the vendor fails them (`onError`). The last of the writes in flight invalidates the
+ * list when it ends, so it is fetched again: an undo restores what its write saw, which another
+ * write may have changed since, and only the vendor's list settles that. One fetched while a write
+ * is still in flight would not show that write yet. Each write runs with `mutate` on the
  * page's scope signal: leaving the page cancels the writes in flight, and cancelled ones are undone
  * (and the list fetched again on the way back).
  */
@@ -29,17 +32,24 @@ export function TodosPage() {
   const [title, setTitle] = useState('');
   const [undone, setUndone] = useState<string>();
 
-  const lifecycle = <TContext,>(undo: (context: TContext | undefined) => void) => ({
-    engine,
-    signal,
-    onError: (error: StitchError, _input: unknown, context: TContext | undefined) => {
-      undo(context);
-      engine.invalidate(getTodos);
-      setUndone(`Undone: ${error.message}`);
-    },
-    onSuccess: () => setUndone(undefined),
-    invalidates: [getTodos],
-  });
+  const lifecycle = <TContext,>(undo: (context: TContext | undefined) => void) => {
+    writing += 1;
+    const last = () => (writing > 1 ? [] : [getTodos]);
+    return {
+      engine,
+      signal,
+      onError: (error: StitchError, _input: unknown, context: TContext | undefined) => {
+        undo(context);
+        for (const each of last()) engine.invalidate(each);
+        setUndone(`Undone: ${error.message}`);
+      },
+      onSuccess: () => setUndone(undefined),
+      invalidates: last,
+      onSettled: () => {
+        writing -= 1;
+      },
+    };
+  };
 
   const add = (event: FormEvent) => {
     event.preventDefault();
@@ -98,8 +108,9 @@ export function TodosPage() {
       <PageIntro title="Optimistic to-dos">
         Add, rename and delete show at once: each write updates the cached list with{' '}
         <code>engine.setData</code> before it leaves. Set the vendor&apos;s 503 rate to 100% and try again:
-        each write is undone when the vendor fails it. Every write, failed or not, invalidates the list, which
-        is fetched again once; a write that overwrites the list aborts a fetch of it in flight.
+        each write is undone when the vendor fails it. The last write in flight to end, failed or not,
+        invalidates the list, which is fetched again once; a write that overwrites the list aborts a fetch of
+        it in flight.
       </PageIntro>
       <section className="card" aria-labelledby="todos-title">
         <h2 id="todos-title">To-dos</h2>
