@@ -13,7 +13,10 @@ import type { SharedState, SharedThrottle } from './shared';
 
 /** The `throttle` option of a stitch. At least one of `concurrency` and `rate` is required. */
 export interface ThrottleOptions {
-  /** Callers with the same key share the limits. @default the URL's origin (set by the engine) */
+  /**
+   * Callers with the same key share its slots and rate window: each waits under its own stitch's
+   * limits, counting what every caller of the key holds. @default the URL's origin (set by the engine)
+   */
   key?: string | undefined;
   /** Most slots held at once. @default Infinity (no concurrency limit) */
   concurrency?: number | undefined;
@@ -184,7 +187,8 @@ export interface AcquireOptions {
 /** A throttle shared by every stitch of one engine; limits are kept per key. */
 export interface Throttle {
   /**
-   * Waits for a slot under `policy` (the latest policy seen for a key is the one that applies).
+   * Waits for a slot under `policy`, counting what every caller of `key` holds (callers whose
+   * policies differ each wait under their own).
    * The promise settles a microtask after the grant, so an abort in the same tick as the grant
    * still rejects it and hands the slot back. An abort after it resolved is the caller's to see:
    * the engine re-checks `signal.aborted` after `await` and releases before doing any work.
@@ -209,6 +213,8 @@ type WaiterState =
 
 interface Waiter {
   state: WaiterState;
+  /** The limits this waiter is granted under. */
+  readonly policy: ThrottlePolicy;
   readonly signal: AbortSignal | undefined;
   readonly resolve: (release: Release) => void;
   readonly reject: (error: unknown) => void;
@@ -216,7 +222,8 @@ interface Waiter {
 }
 
 interface KeyState {
-  policy: ThrottlePolicy;
+  /** The longest rate window of the key's policies: grants are kept that long (0: none is kept). */
+  per: number;
   /** Granted and not yet released, including grants whose promise has not settled yet. */
   active: number;
   readonly queue: Waiter[];
@@ -241,19 +248,18 @@ export function createThrottle(
   const keys = new Map<string, KeyState>();
 
   const prune = (state: KeyState) => {
-    state.grants.dropUntil(clock.now() - (state.policy.rate?.per ?? 0));
+    state.grants.dropUntil(clock.now() - state.per);
   };
 
-  /** Ms until the rate window admits one more grant (0: it does now). Expects a pruned state. */
-  const rateDelay = (state: KeyState): number => {
-    const rate = state.policy.rate;
+  /** Ms until `policy`'s rate window admits one more grant (0: it does now). Expects a pruned state. */
+  const rateDelay = (state: KeyState, { rate }: ThrottlePolicy): number => {
     const oldest = rate ? state.grants.fromEnd(rate.count) : undefined;
     return rate && oldest !== undefined ? oldest + rate.per - clock.now() : 0;
   };
 
-  const rateLimited = (state: KeyState, waited: number) => {
+  const rateLimited = (state: KeyState, policy: ThrottlePolicy, waited: number) => {
     prune(state);
-    const delay = rateDelay(state);
+    const delay = rateDelay(state, policy);
     return new StitchError({
       kind: 'rate-limited',
       message: `waited longer than maxWait (${waited}ms) for a throttle slot`,
@@ -266,8 +272,8 @@ export function createThrottle(
   /** Grants to the head of the queue while limits allow; arms or disarms the wake-up timer. */
   const pump = (key: string, state: KeyState) => {
     prune(state);
-    while (state.queue.length > 0 && state.active < state.policy.concurrency) {
-      const delay = rateDelay(state);
+    for (let head = state.queue[0]; head && state.active < head.policy.concurrency; head = state.queue[0]) {
+      const delay = rateDelay(state, head.policy);
       if (delay > 0) {
         state.cancelWake ??= clock.schedule(delay, () => {
           state.cancelWake = undefined;
@@ -289,7 +295,7 @@ export function createThrottle(
   const take = (key: string, state: KeyState): Release => {
     const grantedAt = clock.now();
     state.active++;
-    if (state.policy.rate) state.grants.push(grantedAt);
+    if (state.per > 0) state.grants.push(grantedAt);
     let released = false;
     return (unused = false) => {
       if (released) return;
@@ -335,28 +341,28 @@ export function createThrottle(
     pump(key, state);
   };
 
-  /** The state of `key` under `policy` (the latest policy seen applies), pruned to now. */
+  /** The state of `key`, keeping grants as long as `policy`'s rate window too, pruned to now. */
   const stateOf = (key: string, policy: ThrottlePolicy): KeyState => {
     const state = keys.get(key) ?? {
-      policy,
+      per: 0,
       active: 0,
       queue: [],
       grants: new GrantTimes(),
       cancelWake: undefined,
     };
     keys.set(key, state);
-    state.policy = policy;
+    state.per = Math.max(state.per, policy.rate?.per ?? 0);
     prune(state);
     return state;
   };
 
   /** FIFO: with anyone queued ahead, a free slot is theirs, not ours. */
-  const mustWait = (state: KeyState) =>
-    state.queue.length > 0 || state.active >= state.policy.concurrency || rateDelay(state) > 0;
+  const mustWait = (state: KeyState, policy: ThrottlePolicy) =>
+    state.queue.length > 0 || state.active >= policy.concurrency || rateDelay(state, policy) > 0;
 
   const tryAcquire = (key: string, policy: ThrottlePolicy): Release | undefined => {
     const state = stateOf(key, policy);
-    if (mustWait(state)) return undefined;
+    if (mustWait(state, policy)) return undefined;
     const release = take(key, state);
     observe?.(key, state.active, state.queue.length);
     return release;
@@ -367,19 +373,20 @@ export function createThrottle(
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const state = stateOf(key, policy);
     const maxWait = Math.max(0, Math.min(policy.maxWait, options.maxWait ?? Infinity));
-    const waits = mustWait(state);
-    if (waits && maxWait === 0) return Promise.reject(rateLimited(state, 0));
+    const waits = mustWait(state, policy);
+    if (waits && maxWait === 0) return Promise.reject(rateLimited(state, policy, 0));
 
     return new Promise<Release>((resolve, reject) => {
       // A slot or token freeing at the very moment maxWait ends (its timer due with this one,
       // and maybe behind it) is the waiter's: a wait of maxWait is within it.
       const giveUp = () => {
         pump(key, state);
-        if (waiter.state.status === 'queued') leave(key, state, waiter, rateLimited(state, maxWait));
+        if (waiter.state.status === 'queued') leave(key, state, waiter, rateLimited(state, policy, maxWait));
       };
       const cancelTimeout = waits && maxWait < Infinity ? clock.schedule(maxWait, giveUp) : noop;
       const waiter: Waiter = {
         state: { status: 'queued', cancelTimeout },
+        policy,
         signal,
         resolve,
         reject,

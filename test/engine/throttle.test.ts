@@ -8,9 +8,10 @@ import {
   type ThrottleOptions,
   type ThrottlePolicy,
 } from '../../src/engine/throttle';
-import { createEngine, stitch } from '../../src/index';
+import { createEngine, type StitchEvent, stitch } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
+import { startScenario } from '../helpers/runs';
 import { thrownBy } from '../helpers/throws';
 
 const policyOf = (options: ThrottleOptions): ThrottlePolicy => {
@@ -470,5 +471,63 @@ describe('throttle.shared: { concurrency: true } on a store that cannot share (t
     await Promise.all([first, second]);
     const events = [...(await first.report()).events, ...(await second.report()).events];
     expect(events.filter((event) => event.type === 'store')).toEqual([]);
+  });
+});
+
+describe('two stitches with other limits on one key (an origin)', () => {
+  /**
+   * A held vendor, and stitches `a` and `b` on its origin with their own throttles; `sent` lists
+   * the paths of the requests the engine has sent, as it sends them.
+   */
+  async function twoLimits(a: ThrottleOptions, b: ThrottleOptions) {
+    const sent: string[] = [];
+    const handle = (event: StitchEvent) => {
+      if (event.type === 'request') sent.push(new URL(event.url).pathname);
+    };
+    const scenario = await startScenario({ respond: () => 'hold', engine: { trace: { handle } } });
+    const named = (name: string, throttle: ThrottleOptions) =>
+      stitch({
+        name: uniqueKey(name),
+        url: scenario.vendor.url(`/${name}`),
+        retry: false,
+        coalesce: false,
+        throttle,
+      });
+    return { ...scenario, a: named('a', a), b: named('b', b), sent };
+  }
+
+  it("each waits under its own concurrency: b's call does not let a second call of a through", async () => {
+    const { vendor, engine, clock, a, b, sent } = await twoLimits({ concurrency: 1 }, { rate: '100/s' });
+    const first = a(undefined, { engine });
+    await vendor.arrival(1);
+    const second = a(undefined, { engine });
+    const other = b(undefined, { engine });
+    await clock.advance(0);
+    expect(sent).toEqual(['/a']);
+    vendor.release(1);
+    await first;
+    await vendor.arrival(3);
+    expect(sent).toEqual(['/a', '/a', '/b']);
+    vendor.release(2);
+    vendor.release(3);
+    await Promise.all([second, other]);
+  });
+
+  it("each waits under its own rate: b's call does not let a second call of a into a's window", async () => {
+    const { vendor, engine, clock, a, b, sent } = await twoLimits({ rate: '1/s' }, { concurrency: 10 });
+    const first = a(undefined, { engine });
+    await vendor.arrival(1);
+    vendor.release(1);
+    await first;
+    const second = a(undefined, { engine });
+    const other = b(undefined, { engine });
+    await clock.advance(999);
+    expect(sent).toEqual(['/a']);
+    await clock.advance(1);
+    await vendor.arrival(3);
+    expect(sent).toEqual(['/a', '/a', '/b']);
+    vendor.release(2);
+    vendor.release(3);
+    await Promise.all([second, other]);
   });
 });
