@@ -173,7 +173,8 @@ export function retryPair(
 export function retry(options?: number | RetryOptions): RetryValue {
   return {
     policy: 'retry',
-    resolve: (name: string, method: HttpMethod) => retryPair(options ?? {}, method, name),
+    resolve: (name: string, method: HttpMethod) =>
+      retryPair(options === undefined ? {} : options, method, name),
   };
 }
 

@@ -164,7 +164,8 @@ export function throttle(options: ThrottleOptions): ThrottleValue {
   return {
     policy: 'throttle',
     // `{}` for a missing argument, so the error says what a throttle needs.
-    resolve: (name: string) => normalizeThrottle(options ?? {}, name) as ThrottlePolicy,
+    resolve: (name: string) =>
+      normalizeThrottle(options === undefined ? {} : options, name) as ThrottlePolicy,
   };
 }
 

@@ -248,6 +248,20 @@ describe('stitch(): a misspelt or unknown option is refused, not dropped', () =>
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 
+  it('refuses null as a policy value as it does null as options: the same field and message', () => {
+    for (const [name, value] of [
+      ['retry', retry(null as never)],
+      ['circuit', circuit(null as never)],
+      ['throttle', throttle(null as never)],
+      ['idempotency', idempotency(null as never)],
+    ] as const) {
+      const method = name === 'idempotency' ? 'POST' : 'GET';
+      const asValue = configFailure(withOption({ method, [name]: value }));
+      const asOptions = configFailure(withOption({ method, [name]: null }));
+      expect(asValue).toMatchObject({ field: name, message: asOptions.message });
+    }
+  });
+
   it('refuses the same misspelling in a policy value', () => {
     for (const [config, field] of [
       [{ retry: retry({ atempts: 2 } as never) }, 'retry.atempts'],
