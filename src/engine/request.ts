@@ -229,15 +229,16 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
 }
 
 function isBodyInit(body: unknown): body is SendableBody {
-  return (
-    typeof body === 'string' ||
-    body instanceof ArrayBuffer ||
-    ArrayBuffer.isView(body) ||
-    (typeof Blob !== 'undefined' && body instanceof Blob) ||
-    (typeof FormData !== 'undefined' && body instanceof FormData) ||
-    body instanceof URLSearchParams
-  );
+  return typeof body === 'string' || ArrayBuffer.isView(body) || BODY_TAGS.has(tagOf(body));
 }
+
+/**
+ * The body types other than strings and views, by tag rather than `instanceof`: a `File` from an
+ * iframe (another realm) is one too, and fetch takes it.
+ */
+const BODY_TAGS = new Set(
+  ['ArrayBuffer', 'Blob', 'File', 'FormData', 'URLSearchParams'].map((name) => `[object ${name}]`),
+);
 
 /**
  * Builds the URL, headers and body of one call. Throws a `config` StitchError for bad input.
@@ -294,11 +295,12 @@ export function buildRequest(
   if (input.body !== undefined) {
     if (method === 'GET' || method === 'HEAD')
       throw inputError(stitch, 'body', `is not allowed on ${method}`);
-    if (typeof ReadableStream !== 'undefined' && input.body instanceof ReadableStream) {
-      if (input.body.locked)
+    if (tagOf(input.body) === '[object ReadableStream]') {
+      const stream = input.body as ReadableStream;
+      if (stream.locked)
         throw inputError(stitch, 'body', 'is a ReadableStream that is already locked or read');
       streamed = true;
-      body = input.body;
+      body = stream;
     } else if (isBodyInit(input.body)) body = input.body;
     else {
       const problem = jsonProblem(input.body, 'body', new Set());

@@ -1,6 +1,7 @@
 /**
  * The browser project's global setup: a vendor on 127.0.0.1 that a page in Chromium can call
- * (CORS), which redirects and records what reached it. Its origin is provided as `vendor`.
+ * (CORS), which redirects, records what reached it and answers with the body it got. Its origin
+ * is provided as `vendor`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +36,15 @@ export default async function setup(project: TestProject) {
     seen.push(`${req.method} ${url.pathname}`);
     const redirect = REDIRECTS[url.pathname.split('/').at(-1) ?? ''];
     if (redirect) return res.writeHead(redirect[0], { location: redirect[1] }).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ at: url.pathname }));
+    // What arrived: the body's bytes and content type.
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const type = req.headers['content-type'] ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ at: url.pathname, body, type }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   project.provide('vendor', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -5,6 +5,7 @@
  * `ReadableStream` body is supported: sent once with `duplex: 'half'`, never retried.
  * Generated hostile inputs: `badInput.property.test.ts`.
  */
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
@@ -296,6 +297,15 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
       fetching: false,
     });
   });
+});
+
+it('a body of another realm (a vm context) is sent as the body type it is, not refused as JSON', async () => {
+  const { vendor, engine } = await startScenario();
+  const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: vendor.url('/files/1') });
+  const bytes = runInNewContext('new Uint8Array([104, 105]).buffer') as ArrayBuffer;
+  expect(bytes instanceof ArrayBuffer).toBe(false);
+  await upload({ body: bytes }, { engine });
+  expect(vendor.ledger.map((entry) => entry.body)).toEqual(['hi']);
 });
 
 describe('a ReadableStream body', () => {
