@@ -24,6 +24,7 @@ async function recipe(): Promise<Engine> {
     file,
     `${block.replace("'stitch-fetch'", `'${join(root, 'src/index.ts')}'`)}\nexport { engine };\n`,
   );
+  onTestFinished(() => rmSync(file));
   return ((await import(file)) as { engine: Engine }).engine;
 }
 

@@ -388,7 +388,7 @@ describe('refetchOnFocus and refetchOnReconnect', () => {
   it("a nested provider's defaults are taken field by field over the enclosing one's", async () => {
     const harness = await setupTriggers({ refetchInterval: 1_000 });
     const { vendor, focus, answer, clock, starts } = harness;
-    const getUser = await readBelowFocusDefaults(harness);
+    await readBelowFocusDefaults(harness);
     // The outer provider's polling still holds below the inner one.
     await act(() => clock.advance(1_000));
     await vendor.arrival(2);
