@@ -29,10 +29,10 @@ describe('keyOf', () => {
     expect(on('2020-01-01T00:00:00Z')).toBe(on('2020-01-01T00:00:00Z'));
   });
 
-  it('treats an undefined field as absent', () => {
-    expect(keys.keyOf('s', '', { query: { q: 'x', page: undefined } })).toBe(
-      keys.keyOf('s', '', { query: { q: 'x' } }),
-    );
+  it('treats an undefined field as absent, a secret one too (it is not hashed into the key)', () => {
+    const plain = keys.keyOf('s', '', { query: { q: 'x' } });
+    expect(keys.keyOf('s', '', { query: { q: 'x', page: undefined } })).toBe(plain);
+    expect(keys.keyOf('s', '', { query: { q: 'x', 'x-api-key': undefined } })).toBe(plain);
   });
 
   it('never keeps a secret header in clear, yet tells principals apart', () => {

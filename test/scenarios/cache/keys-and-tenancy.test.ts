@@ -47,6 +47,13 @@ describe('canonical keys', () => {
     expect((await second.report()).source).toBe('coalesced');
   });
 
+  it('an undefined secret query value (a logged-out token) is left out of the key as of the request: one key', async () => {
+    const { vendor, engine } = await startScenario();
+    const search = stitch({ name: uniqueKey('search'), url: vendor.url('/search'), retry: false });
+    const loggedOut = { query: { q: 'ada', token: undefined } };
+    expect(engine.keyOf(search, loggedOut)).toBe(engine.keyOf(search, { query: { q: 'ada' } }));
+  });
+
   it('different Authorization values never share a request or a cache entry, and no key holds the token', async () => {
     const { vendor, engine, me } = await startWhoAmI();
     const ada = { headers: { Authorization: 'Bearer token-of-ada' } };
