@@ -11,6 +11,7 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     'otel/index': 'src/otel/index.ts',
     'devtools/index': 'src/devtools/index.ts',
+    'devtools/model': 'src/devtools/headless.ts',
     'redis/index': 'src/redis/index.ts',
   },
   format: ['esm', 'cjs'],

@@ -4,16 +4,8 @@
  * `useStitchInspector(select)` reads the same model, for a page's own view of it.
  * @module stitch-fetch/devtools
  */
-export {
-  type AttemptView,
-  type CacheView,
-  type CancelView,
-  createDevtoolsModel,
-  type DevtoolsModel,
-  type DevtoolsSnapshot,
-  type LaneStatus,
-  type LaneView,
-} from './model';
+// The model, as `stitch-fetch/devtools/model` exports it (its list is the explicit one).
+export * from './headless';
 export { StitchDevtools, type StitchDevtoolsProps } from './StitchDevtools';
 export { type InspectorOptions, type SharedDevtoolsModel, useDevtoolsModel } from './shared';
 export { useStitchInspector } from './useStitchInspector';

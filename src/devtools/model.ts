@@ -1,7 +1,8 @@
 /**
  * What the devtools panel shows, kept up to date from `engine.inspect` (pushed, never polled):
- * a lane per run, the cache, the breakers and the throttle queues. Framework-free; the panel reads
- * it through `useSyncExternalStore`. Each change replaces the snapshot, never mutates it.
+ * a lane per run, the cache, the breakers and the throttle queues. Framework-free (its own entry,
+ * `headless.ts`); the panel reads it through `useSyncExternalStore`. Each change replaces the
+ * snapshot, never mutates it.
  */
 
 import { safely } from '../engine/events';

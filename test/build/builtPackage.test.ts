@@ -36,7 +36,29 @@ function Reader({ hooks, read }: { hooks: React; read: import('../../src/index')
 
 const firstLine = (file: string) => readFileSync(join(out, file), 'utf8').split('\n', 1)[0];
 
+/** Every module specifier `file` loads, its own chunks followed: what loading it loads. */
+function loadedBy(file: string, seen = new Set<string>()): Set<string> {
+  const code = readFileSync(join(out, file), 'utf8');
+  for (const [, specifier = ''] of code.matchAll(/(?:from|import|require\()\s*["']([^"']+)["']/g)) {
+    if (!specifier.startsWith('.')) seen.add(specifier);
+    else {
+      const chunk = join(file, '..', specifier);
+      if (!seen.has(chunk)) loadedBy(chunk, seen.add(chunk));
+    }
+  }
+  return seen;
+}
+
 describe('the built package', () => {
+  it.each(['devtools/model.js', 'devtools/model.cjs'])(
+    '%s (the devtools model for another framework) loads no React, nor anything of the panel',
+    (file) => {
+      const loaded = [...loadedBy(file)];
+      expect(loaded.filter((specifier) => /react|Panel/.test(specifier))).toEqual([]);
+      expect(loadedBy('devtools/index.js')).toContain('react');
+    },
+  );
+
   it.each(['react/index.js', 'react/index.cjs', 'devtools/index.js', 'devtools/index.cjs'])(
     '%s starts with the use client directive',
     (file) => {
@@ -104,6 +126,7 @@ describe('the built package', () => {
     'testing/index',
     'otel/index',
     'devtools/index',
+    'devtools/model',
     'redis/index',
   ])(
     'every class the types of %s export is a value of its ESM and CJS modules (instanceof works)',
