@@ -232,6 +232,8 @@ interface KeyState {
   readonly grants: GrantTimes;
   /** The one wake-up timer per key, set only while the queue waits on the rate window. */
   cancelWake: CancelTimer | undefined;
+  /** When `cancelWake` is due. */
+  wakeAt: number;
 }
 
 const noop = () => {};
@@ -247,6 +249,10 @@ export function createThrottle(
   observe?: (key: string, active: number, queued: number) => void,
 ): Throttle {
   const keys = new Map<string, KeyState>();
+  // The longest rate window each key has had, kept when the idle key is dropped: from the first
+  // call of a stitch with a rate on a key on, the grants of every stitch on it are kept that long,
+  // so they count for that rate whichever stitch comes next.
+  const windows = new Map<string, number>();
 
   const prune = (state: KeyState) => {
     state.grants.dropUntil(clock.now() - state.per);
@@ -276,10 +282,16 @@ export function createThrottle(
     for (let head = state.queue[0]; head && state.active < head.policy.concurrency; head = state.queue[0]) {
       const delay = rateDelay(state, head.policy);
       if (delay > 0) {
-        state.cancelWake ??= clock.schedule(delay, () => {
-          state.cancelWake = undefined;
-          pump(key, state);
-        });
+        // A new head (the one before it left) may be due sooner than the timer set for that one.
+        const due = clock.now() + delay;
+        if (!state.cancelWake || due < state.wakeAt) {
+          state.cancelWake?.();
+          state.wakeAt = due;
+          state.cancelWake = clock.schedule(delay, () => {
+            state.cancelWake = undefined;
+            pump(key, state);
+          });
+        }
         observe?.(key, state.active, state.queue.length);
         return;
       }
@@ -345,14 +357,18 @@ export function createThrottle(
   /** The state of `key`, keeping grants as long as `policy`'s rate window too, pruned to now. */
   const stateOf = (key: string, policy: ThrottlePolicy): KeyState => {
     const state = keys.get(key) ?? {
-      per: 0,
+      per: windows.get(key) ?? 0,
       active: 0,
       queue: [],
       grants: new GrantTimes(),
       cancelWake: undefined,
+      wakeAt: 0,
     };
     keys.set(key, state);
-    state.per = Math.max(state.per, policy.rate?.per ?? 0);
+    if (policy.rate && policy.rate.per > state.per) {
+      state.per = policy.rate.per;
+      windows.set(key, state.per);
+    }
     prune(state);
     return state;
   };

@@ -513,6 +513,48 @@ describe('two stitches with other limits on one key (an origin)', () => {
     await Promise.all([second, other]);
   });
 
+  it('the front waiter leaving wakes the next on its own window, not the longer one set for the front', async () => {
+    const { vendor, engine, clock, a, b, sent } = await twoLimits({ rate: '1/5s' }, { rate: '1/1s' });
+    const first = a(undefined, { engine });
+    await vendor.arrival(1);
+    vendor.release(1);
+    await first;
+    const route = new AbortController();
+    const waiting = a(undefined, { engine, signal: route.signal }).safe();
+    const other = b(undefined, { engine });
+    await clock.advance(200);
+    route.abort(new Error('left'));
+    await waiting;
+    await clock.advance(799);
+    expect(sent).toEqual(['/a']);
+    await clock.advance(1);
+    await vendor.arrival(2);
+    expect(sent).toEqual(['/a', '/b']);
+    vendor.release(2);
+    await other;
+  });
+
+  it('a rate counts the calls of a stitch without one, also after the key went idle and was dropped', async () => {
+    const { vendor, engine, clock, a, b, sent } = await twoLimits(
+      { rate: '2/s', maxWait: 0 },
+      { concurrency: 5 },
+    );
+    const first = a(undefined, { engine });
+    await vendor.arrival(1);
+    // Answered past its rate window: its release finds the key idle, and drops it.
+    await clock.advance(1_500);
+    vendor.release(1);
+    await first;
+    const others = [b(undefined, { engine }), b(undefined, { engine })];
+    await vendor.arrival(3);
+    const refused = await a(undefined, { engine }).safe();
+    expect(refused.error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+    expect(sent).toEqual(['/a', '/b', '/b']);
+    vendor.release(2);
+    vendor.release(3);
+    await Promise.all(others);
+  });
+
   it("each waits under its own rate: b's call does not let a second call of a into a's window", async () => {
     const { vendor, engine, clock, a, b, sent } = await twoLimits({ rate: '1/s' }, { concurrency: 10 });
     const first = a(undefined, { engine });
