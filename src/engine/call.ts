@@ -14,7 +14,7 @@ import { isPlainData, type Keys } from './keys';
 import { Lifetime, timeoutError } from './lifetime';
 import { lastOne } from './memo';
 import { isRecord } from './record';
-import { type BuiltRequest, buildRequest, type StitchInput } from './request';
+import { type BuiltRequest, buildRequest, checkInputFields, type StitchInput } from './request';
 import {
   cancelledWith,
   countFrom,
@@ -257,6 +257,7 @@ export function createCall(deps: CallDeps) {
         const problem = "needs the stitch's idempotency(…) (a key the caller owns is recorded)";
         throw configError(definition.name, 'idempotencyKey', problem);
       }
+      checkInputFields(definition.name, input);
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,
         input as TInput,

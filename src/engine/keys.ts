@@ -58,6 +58,9 @@ function canonical(value: unknown, field?: (name: string, value: unknown) => unk
   return `${out}]`;
 }
 
+/** An empty object, as {@link canonical} writes it. */
+const EMPTY = '["o"]';
+
 /**
  * Whether `value` is plain data (primitives, arrays, plain objects) that a key can describe in
  * full. A `FormData`, `Blob`, stream or `Date` body is not: two different ones would look alike,
@@ -76,6 +79,7 @@ export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
   const digest = (value: unknown) => `#${hash(salt + canonical(value))}`;
   const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
+  const inQuery = (field: string, value: unknown) => (value === null ? undefined : hidden(field, value));
   // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
   const secretParams = new Map<string, ReadonlySet<string>>();
   const secretParamsOf = (template: string): ReadonlySet<string> => {
@@ -115,15 +119,17 @@ export function createKeys(secret: ReadonlySet<string>) {
         pairs.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
         if (pairs.length > 0) headers = canonical(pairs);
       }
-      // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers are.
-      const query = input?.query && canonical(input.query, hidden);
+      // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers
+      // are; a `null` value is left out, as the request leaves it out.
+      const query = input?.query && canonical(input.query, inQuery);
       // So are params that fill a secret query value of the template.
       const hiddenParams = input?.params ? secretParamsOf(template) : undefined;
       const params = canonical(
         input?.params,
         hiddenParams?.size ? (field, value) => (hiddenParams.has(field) ? digest(value) : value) : undefined,
       );
-      const shape = `${params},${query ?? 'null'},${canonical(input?.body)}`;
+      // No params or query is the same request as empty ones.
+      const shape = `${params === EMPTY ? 'null' : params},${query === EMPTY ? 'null' : (query ?? 'null')},${canonical(input?.body)}`;
       return `${prefixOf(name, scope)}${shape},${headers}]`;
     },
     /** Whether `key` belongs to the stitch `name` (for invalidating all its inputs). */

@@ -19,6 +19,19 @@ export interface StitchInput {
 const INPUT_FIELDS: readonly string[] = ['params', 'query', 'body', 'headers'];
 
 /**
+ * Throws a `config` error naming a field of a call's `input` other than `params`, `query`, `body`
+ * and `headers` (a misspelt `qurey`, axios's `data`): the request would go out without it, and
+ * the call would join, or be served, another's. A field given as `undefined` is left out.
+ */
+export function checkInputFields(stitch: string, input: unknown): void {
+  if (!isRecord(input)) return;
+  for (const field in input) {
+    if (!INPUT_FIELDS.includes(field) && input[field] !== undefined)
+      throw inputError(stitch, field, `is not an input field (${INPUT_FIELDS.join(', ')})`);
+  }
+}
+
+/**
  * What `fetch` takes as a body, spelt through `RequestInit` (which Node's own types declare too)
  * rather than the DOM lib's `BodyInit`, so a Node-only TypeScript app can read the types.
  */
@@ -254,11 +267,6 @@ export function buildRequest(
   secret: ReadonlySet<string> = new Set(),
 ): BuiltRequest {
   const input = given === undefined ? {} : (checkRecord(stitch, 'input', given) as StitchInput);
-  // A misspelt field (`qurey`, axios's `data`) would otherwise send a request without it, silently.
-  for (const field in input) {
-    if (!INPUT_FIELDS.includes(field) && input[field as keyof StitchInput] !== undefined)
-      throw inputError(stitch, field, `is not an input field (${INPUT_FIELDS.join(', ')})`);
-  }
   const filled = fillTemplate(stitch, template, input.params);
   const pairs = queryPairs(stitch, input.query);
   let target: ReturnType<typeof targetOf>;

@@ -35,6 +35,18 @@ describe('keyOf', () => {
     expect(keys.keyOf('s', '', { query: { q: 'x', 'x-api-key': undefined } })).toBe(plain);
   });
 
+  it('keys a query as the request sends it: a null value left out, no query the same as an empty one', () => {
+    expect(keys.keyOf('s', '', { query: { q: 'x', page: null, 'x-api-key': null } })).toBe(
+      keys.keyOf('s', '', { query: { q: 'x' } }),
+    );
+    const none = keys.keyOf('s', '', undefined);
+    expect(keys.keyOf('s', '', { query: {} })).toBe(none);
+    expect(keys.keyOf('s', '', { query: { 'x-api-key': undefined } })).toBe(none);
+    expect(keys.keyOf('s', '', { params: {} })).toBe(none);
+    // A body's null is data.
+    expect(keys.keyOf('s', '', { body: { a: null } })).not.toBe(keys.keyOf('s', '', { body: {} }));
+  });
+
   it('never keeps a secret header in clear, yet tells principals apart', () => {
     const alice = keys.keyOf('s', '', { headers: { Authorization: 'Bearer alice-token' } });
     const bob = keys.keyOf('s', '', { headers: { authorization: 'Bearer bob-token' } });

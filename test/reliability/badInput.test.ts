@@ -151,6 +151,19 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     await expect(charge(vendor)(none, { engine })).resolves.toMatchObject({ path: '/charges/1' });
   });
 
+  it('an input with a misspelt field is refused beside a cached or in-flight read of the input without it', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => 'hold' });
+    const search = stitch({ name: uniqueKey('search'), url: vendor.url('/search'), cache: { ttl: 60_000 } });
+    const misspelt = { qurey: { q: 'ada' } } as StitchInput;
+    const inFlight = search({}, { engine });
+    await vendor.arrival(1);
+    expect(await rejection(search(misspelt, { engine }))).toMatchObject({ kind: 'config', field: 'qurey' });
+    vendor.release(1);
+    await inFlight;
+    expect(await rejection(search(misspelt, { engine }))).toMatchObject({ kind: 'config', field: 'qurey' });
+    expect(vendor.requests()).toBe(1);
+  });
+
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   it.each<[string, unknown]>([
