@@ -63,11 +63,12 @@ export const monotonicNow = (): number => {
   // Read once per `performance`: its `timeOrigin` is a getter, and the clock is read many times
   // per call. A test's fake timers (vitest's, sinon's) put a `performance` of their own in its
   // place, counting from their own origin: read again, time goes on from where it was.
-  if (measured !== performance) {
-    measured = performance;
-    origin = performance.timeOrigin;
+  const now = performance;
+  if (now !== measured) {
+    measured = now;
+    origin = now.timeOrigin;
   }
-  return origin + performance.now();
+  return origin + now.now();
 };
 let measured: Performance | undefined;
 let origin = 0;

@@ -24,9 +24,12 @@ const INPUT_FIELDS: readonly string[] = ['params', 'query', 'body', 'headers'];
  * the call would join, or be served, another's. A field given as `undefined` is left out.
  */
 export function checkInputFields(stitch: string, input: unknown): void {
-  if (!isRecord(input)) return;
+  if (typeof input !== 'object' || input === null) return;
+  // On every call, a cache hit's and a joiner's too: the known fields cost a comparison each.
   for (const field in input) {
-    if (!INPUT_FIELDS.includes(field) && input[field] !== undefined)
+    if (field === 'query' || field === 'params' || field === 'body' || field === 'headers') continue;
+    // Anything else but a record (a list, say) is refused as such where the request is built.
+    if ((input as Record<string, unknown>)[field] !== undefined && isRecord(input))
       throw inputError(stitch, field, `is not an input field (${INPUT_FIELDS.join(', ')})`);
   }
 }
