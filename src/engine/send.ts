@@ -54,6 +54,28 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   return headers;
 }
 
+/**
+ * The attempt heard `response` (sent at `started`): its `response` event, timed on the engine's
+ * clock, then `hooks.onResponse`. Returns when it was heard.
+ */
+function hear(
+  context: ExecutionContext<unknown>,
+  attempt: number,
+  started: number,
+  response: Response,
+): number {
+  const { definition, parts } = context;
+  const at = parts.clock.now();
+  advance(context, {
+    type: 'answer',
+    event: { type: 'response', attempt, status: response.status, elapsed: at - started },
+    at,
+  });
+  const { onResponse } = definition.hooks;
+  if (onResponse) safely(onResponse, { stitch: definition.name, attempt, response });
+  return at;
+}
+
 /** Sends one attempt and reads its answer; resolves what it proved about the vendor, and how it ended. */
 export async function dispatch<TData>(
   context: ExecutionContext<TData>,
@@ -93,16 +115,9 @@ export async function dispatch<TData>(
     advance(context, { type: 'send', attempt, event, at: started });
     sentOffline = offline();
     const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
-    const at = parts.clock.now();
-    advance(context, {
-      type: 'answer',
-      event: { type: 'response', attempt, status: response.status, elapsed: at - started },
-      at,
-    });
-    const { onResponse } = definition.hooks;
+    const at = hear(context, attempt, started, response);
     // Asked only after a hook ran: `bodyUsed` costs a look into the stream at every answer.
-    if (onResponse) safely(onResponse, { stitch: definition.name, attempt, response });
-    if (onResponse && (response.bodyUsed || response.body?.locked)) {
+    if (definition.hooks.onResponse && (response.bodyUsed || response.body?.locked)) {
       // A hook that read the body (a logger's `await response.json()`) left nothing to read, and
       // its reader holds the socket until it is done: a mistake of the app's, not a failure of
       // the vendor, which answered. Not retried.
@@ -172,10 +187,7 @@ export async function dispatch<TData>(
     if (error instanceof RedirectRefused) {
       // The refused 3xx is the attempt's answer: its status is the report's, heard as any answer.
       if (refused) {
-        const at = parts.clock.now();
-        const event = { type: 'response', attempt, status: refused.status, elapsed: at - started } as const;
-        advance(context, { type: 'answer', event, at });
-        safely(definition.hooks.onResponse, { stitch: definition.name, attempt, response: refused });
+        hear(context, attempt, started, refused);
         refused.body?.cancel().catch(() => {});
       }
       const http = failure(context, 'http', error.message, { status: error.status, retryable: false });

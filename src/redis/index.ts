@@ -7,7 +7,7 @@
  */
 import type { CircuitState } from '../engine/circuit';
 import { describeStored } from '../engine/circuitState';
-import { configError, unknownOption } from '../engine/errors';
+import { checkKnown, configError } from '../engine/errors';
 import {
   type CircuitChange,
   type Claim,
@@ -106,8 +106,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
   const run = scriptsOf(send);
   if (typeof options !== 'object' || options === null)
     throw configError(undefined, 'options', 'must be { prefix }');
-  const unknown = unknownOption(options, ['prefix']);
-  if (unknown) throw configError(undefined, ...unknown);
+  checkKnown(undefined, '', options, ['prefix']);
   const { prefix = 'stitch:' } = options;
   if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
 
