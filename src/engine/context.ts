@@ -11,7 +11,7 @@ import type { Lifetime } from './lifetime';
 import type { HeadersHook } from './outgoing';
 import type { Parts } from './parts';
 import type { BuiltRequest } from './request';
-import { isRetryable, type RetryPolicy } from './retry';
+import { judge, type RetryPolicy } from './retry';
 import type { Counts } from './run';
 import type { Deadline } from './timeout';
 
@@ -149,11 +149,8 @@ export function failure<TData>(
     // Once a request of this run went unanswered, every later error of the run says so.
     ambiguous: state.ambiguous || extra.ambiguous === true,
   } as StitchErrorInit;
-  const error = new StitchError(details);
   // Unless the caller said, "retryable" is what this stitch's own retry policy would decide.
-  return extra.retryable === undefined
-    ? new StitchError({ ...details, retryable: isRetryable(error, context.retry) })
-    : error;
+  return extra.retryable === undefined ? judge(details, context.retry) : new StitchError(details);
 }
 
 /** A deadline's ending as the attempt's result: a `timeout` failure of its phase. */

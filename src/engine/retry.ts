@@ -2,7 +2,7 @@
  * the attempt loop that calls these lives in the engine. */
 import type { Clock } from './clock';
 import type { HttpMethod, RetryPair, RetryValue } from './definition';
-import { checkKnown, configError, type StitchError, type StitchErrorKind } from './errors';
+import { checkKnown, configError, StitchError, type StitchErrorInit, type StitchErrorKind } from './errors';
 import type { Part } from './parts';
 import { isRecord } from './record';
 import type { BudgetLimits } from './shared';
@@ -191,12 +191,23 @@ const ONE: RetryPolicy = {
  */
 export const SINGLE_ATTEMPT: RetryPair = { plain: ONE, keyed: ONE };
 
+/** Errors whose `retryable` is already `policy`'s verdict: a user's `on` is asked once per failure. */
+const judged = new WeakSet<StitchError>();
+
+/** A failure as `policy` judges it: `retryable` is {@link isRetryable}'s verdict, which it answers from after. */
+export function judge(init: StitchErrorInit, policy: RetryPolicy): StitchError {
+  const error = new StitchError({ ...init, retryable: isRetryable(new StitchError(init), policy) });
+  judged.add(error);
+  return error;
+}
+
 /**
  * Whether a failed attempt may be retried. A caller's abort never is (law 1), nor a total timeout
  * (no time is left), an open circuit (retrying is what it exists to stop), an invalid body (the
  * vendor will send the same one) or a config error; the rest is up to `policy.shouldRetryError`.
  */
 export function isRetryable(error: StitchError, policy: RetryPolicy): boolean {
+  if (judged.has(error)) return error.retryable;
   if (NEVER_RETRIED.has(error.kind) || (error.kind === 'timeout' && error.phase === 'total')) return false;
   try {
     return policy.shouldRetryError(error);

@@ -405,6 +405,28 @@ describe('user code that throws, and calls that fail on their own', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 
+  it('asks a retry predicate once per failure, with that failure', async () => {
+    const fetch = vi.fn(failing(503));
+    const engine = createEngine({ fetch: fetch as unknown as typeof globalThis.fetch });
+    const asked: number[] = [];
+    const read = stitch({
+      name: uniqueKey('counted-predicate'),
+      url: 'https://api.test/x',
+      retry: {
+        attempts: 3,
+        backoff: { base: 0 },
+        on: (error) => {
+          asked.push(error.attempts);
+          return true;
+        },
+      },
+    });
+    const result = await read(undefined, { engine }).safe();
+    expect(result.error).toMatchObject({ kind: 'http', status: 503, attempts: 3, retryable: true });
+    expect(fetch).toHaveBeenCalledTimes(3);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
   it('a validator that throws is invalid: not retried, not counted by the breaker', async () => {
     const fetch = vi.fn(async () => json({ id: 1 }));
     const engine = createEngine({ fetch: fetch as unknown as typeof globalThis.fetch });
