@@ -88,7 +88,8 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
  * await mutate(addTodo, { body: { title } }, {
  *   engine,
  *   onMutate: () => { previous = engine.getData(getTodos, undefined); engine.setData(getTodos, undefined, (todos = []) => [...todos, { id: -1, title }]); },
- *   onError: () => engine.setData(getTodos, undefined, (now) => previous ?? now),
+ *   // The snapshot may predate another write's success: refetch after restoring it.
+ *   onError: () => { engine.setData(getTodos, undefined, (now) => previous ?? now); engine.invalidate(getTodos); },
  *   invalidates: [getTodos],
  * });
  */

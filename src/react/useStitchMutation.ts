@@ -134,9 +134,10 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
       // keyed write is retried).
       // Its success is recorded only briefly: the key is renewed at once, never sent again.
       const policy = stitch.definition.idempotency;
+      const key = intent.current;
       const owned =
         policy !== undefined && policy.keyOf === undefined
-          ? { idempotencyKey: intent.current, idempotencyTtl: INTENT_RECORD }
+          ? { idempotencyKey: key, idempotencyTtl: INTENT_RECORD }
           : {};
       // Each step runs the callback of the latest commit as of that step, not of the one that
       // called mutate(): a component re-rendered meanwhile (another filter shown, say) gets its own.
@@ -157,7 +158,12 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
                 ) as TContext;
               }
             : lifecycle.current.onMutate,
-          onSuccess: (...args) => lifecycle.current.onSuccess?.(...args),
+          // The write succeeded: its intent is done, even if a later mutate() superseded this
+          // one's lifecycle, so a mutate() from here on sends a new key, not this one again.
+          onSuccess: (...args) => {
+            if (intent.current === key) renewIntent();
+            return lifecycle.current.onSuccess?.(...args);
+          },
           onError: (...args) => lifecycle.current.onError?.(...args),
           invalidates: (data, input) => {
             const { invalidates = [] } = lifecycle.current;
@@ -175,7 +181,6 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
         if (inFlight.current === current) {
           inFlight.current = undefined;
           show({ status: 'success', data, error: null });
-          renewIntent();
         }
         return data;
       } catch (error) {

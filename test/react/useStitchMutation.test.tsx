@@ -144,6 +144,43 @@ describe('one idempotency key per intent', () => {
     expect(result.current).toMatchObject({ status: 'success', data: second });
   });
 
+  it('a mutate() while the last write’s async onSuccess still runs is a new intent, sent with a new key', async () => {
+    const { vendor, wrapper, charges } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    let succeeded!: () => void;
+    const onSuccessRan = new Promise<void>((resolve) => (succeeded = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const onSuccess = vi.fn(() => {
+      succeeded();
+      return held;
+    });
+    const { result } = renderHook(() => useStitchMutation(charge, { onSuccess }), { wrapper });
+    const key = result.current.idempotencyKey;
+    let first!: Promise<Charge>;
+    let second!: Promise<Charge>;
+    act(() => {
+      first = result.current.mutateAsync(order);
+    });
+    await act(() => onSuccessRan);
+    // The first write succeeded; its onSuccess (awaiting a refetch, say) has not returned yet.
+    act(() => {
+      second = result.current.mutateAsync(another);
+    });
+    await act(async () => {
+      release();
+      await Promise.all([first, second]);
+    });
+    expect(await second).toMatchObject({ id: 'ch_2', orderId: 'order-43' });
+    expect(vendor.requests()).toBe(2);
+    const keys = keysSent(vendor);
+    expect(keys[0]).toBe(key);
+    expect(keys[1]).toEqual(expect.any(String));
+    expect(keys[1]).not.toBe(key);
+    expect(charges.size).toBe(2);
+    expect(result.current).toMatchObject({ status: 'success', data: { id: 'ch_2' } });
+  });
+
   it('a key the stitch derives itself (keyOf) is the one sent, across intents', async () => {
     const { vendor, wrapper, settle, charges } = await paymentVendor();
     const charge = chargeStitch(vendor, { keyOf: (input) => `order:${input.body.orderId}` });
