@@ -159,9 +159,50 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     started: 0,
   };
 
+  /** The cache key of each page shown, followed while a component holds the entry. */
+  let followed = new Map<string, () => void>();
+
   const publish = (patch: Partial<EntrySnapshot<TData, TParam>>) => {
+    const { data } = snapshot;
     snapshot = { ...snapshot, ...patch };
+    if (snapshot.data !== data) follow(snapshot.data);
     for (const holder of [...holders]) holder.notify();
+  };
+
+  const keyAt = (param: TParam) => attempt(() => engine.keyOf(stitch, inputFor(param)));
+
+  /**
+   * Follows the cache keys of `data`'s pages: a write to one (`engine.setData`, another reader's
+   * fetch of that page) shows in the list, as in every reader of the key.
+   */
+  const follow = (data: InfiniteData<TData, TParam> | undefined) => {
+    const keys = new Set<string>();
+    for (const param of data?.pageParams ?? []) {
+      const key = keyAt(param);
+      if (key !== undefined) keys.add(key);
+    }
+    const next = new Map<string, () => void>();
+    for (const key of keys) next.set(key, followed.get(key) ?? engine.subscribe(key, () => written(key)));
+    for (const [key, off] of followed) if (!next.has(key)) off();
+    followed = next;
+  };
+
+  /**
+   * The cache of `key` changed. A first fetch or a refetch is left to replace the pages all
+   * together (the stores of its own pages included); otherwise the pages of that key become
+   * what the cache holds.
+   */
+  const written = (key: string) => {
+    const { data } = snapshot;
+    const now = engine.getSnapshot<TData>(key).data;
+    if (!data || now === undefined || fetch?.direction === 'first' || fetch?.direction === 'refetch') return;
+    let changed = false;
+    const pages = data.pages.map((shown, index) => {
+      if (shown === now || keyAt(data.pageParams[index] as TParam) !== key) return shown;
+      changed = true;
+      return now;
+    });
+    if (changed) publish({ data: { pages, pageParams: data.pageParams } });
   };
 
   const inputFor = (param: TParam): TInput | undefined => {
@@ -284,7 +325,9 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     leave(holder: EntryHolder, reason: unknown) {
       release(holder, reason);
       holders.delete(holder);
-      if (holders.size === 0) forget();
+      if (holders.size > 0) return;
+      follow(undefined);
+      forget();
     },
     /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
     release,

@@ -31,7 +31,10 @@ export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TPa
  * the page request in flight is aborted (its socket closed) when it was the last, nothing else
  * is re-requested, and none of it shows as an error. A `cancel(reason)` or an abort of
  * `options.signal` does show, with `error.cause === reason`. The pages live as long as a
- * component reads them (each page's data also stays in the engine's cache as any read's does).
+ * component reads them (each page's data also stays in the engine's cache as any read's does),
+ * and each follows its cache key: `engine.setData` on a page's input, or another reader's fetch
+ * of it, shows in the list, except during a first fetch or a refetch, which replace the pages
+ * all together.
  */
 export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   stitch: Stitch<TData, TInput>,

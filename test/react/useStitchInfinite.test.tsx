@@ -572,6 +572,57 @@ describe('a write to a page’s key', () => {
   });
 });
 
+describe('a write to a page’s key once the page is shown', () => {
+  it('engine.setData shows in the list, as in every reader of that key', async () => {
+    const { vendor, wrapper, engine, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result, unmount } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    expect(await loadNext(result, vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+    await answer(2, { body: page(2, null) });
+    const first = result.current.data?.pages[0];
+
+    const written = { ...page(2, null), items: ['renamed'] };
+    await actAtOnce(() => engine.setData(list, { query: { list: 'a', cursor: 2 } }, written));
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false, hasNext: false });
+    expect(result.current.data?.pages).toEqual([page(0, 2), written]);
+    expect(result.current.data?.pages[0]).toBe(first);
+    expect(result.current.data?.pageParams).toEqual([0, 2]);
+    expect(vendor.requests()).toBe(2);
+
+    // Once nobody shows the list, its pages' keys are followed no more.
+    const key = engine.keyOf(list, { query: { list: 'a', cursor: 2 } }) as string;
+    expect(engine.readers(key)).toBe(1);
+    unmount();
+    await act(flushMicrotasks);
+    expect(engine.readers(key)).toBe(0);
+  });
+
+  it('another reader’s refetch of a page shows in the list; a refetch of the list replaces its pages all together', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    expect(await loadNext(result, vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+    await answer(2, { body: page(2, null) });
+    const second = renderHook(() => useStitch(list, { query: { list: 'a', cursor: 0 } }), { wrapper });
+    expect(second.result.current.data).toEqual(page(0, 2));
+
+    const fresh = { ...page(0, 2), items: ['fresh'] };
+    act(() => second.result.current.refetch());
+    await answer(3, { body: fresh });
+    expect(result.current.data?.pages).toEqual([fresh, page(2, null)]);
+
+    // Mid-refetch, the list keeps the pages it had until every page has come.
+    act(() => result.current.refetch());
+    await answer(4, { body: page(0, 2) });
+    expect(result.current.data?.pages).toEqual([fresh, page(2, null)]);
+    await answer(5, { body: page(2, null) });
+    expect(result.current.data?.pages).toEqual([page(0, 2), page(2, null)]);
+    expect(second.result.current.data).toEqual(page(0, 2));
+  });
+});
+
 /** A hook on list 'a' with the first of two signals; `rerender({ signal })` hands it another. */
 async function onTwoSignals() {
   const harness = await setupList();
