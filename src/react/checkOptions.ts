@@ -74,6 +74,7 @@ export const USE_STITCH_INFINITE = {
     ),
     'must be a whole number of pages ≥ 1',
   ],
+  ...TRIGGERS,
 } satisfies Rules;
 
 /** What `useSuspenseStitch` checks. */

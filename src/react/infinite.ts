@@ -347,6 +347,15 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       if (param === undefined) return;
       start(atStart ? 'previous' : 'next', (current) => extend(current, param, atStart));
     },
+    /** Whether the first page shown is younger than the stitch's `cache.ttl` and not invalidated. */
+    fresh() {
+      const { data } = snapshot;
+      const ttl = stitch.definition.cache?.ttl ?? 0;
+      const key = data && ttl > 0 ? keyAt(data.pageParams[0] as TParam) : undefined;
+      if (key === undefined) return false;
+      const { updatedAt, stale } = engine.getSnapshot(key);
+      return !stale && updatedAt !== undefined && engine.clock.now() - updatedAt < ttl;
+    },
     /** Whether `matches` accepts the cache key of one of the pages shown. */
     hit: (matches: (key: string) => boolean) =>
       snapshot.data?.pageParams.some((param) => {

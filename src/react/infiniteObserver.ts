@@ -214,6 +214,20 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       };
     },
 
+    /** Whether a page fetch of this hook's key is in flight. */
+    fetching: () => entry?.snapshot().fetching !== undefined,
+
+    /**
+     * A trigger's refetch of the pages (a focus, a reconnect, a poll): never while a page fetch
+     * runs, nor for a hook whose signal or scope has aborted; unless `always` (a poll), not while
+     * the first page is fresh.
+     */
+    refetchInBackground(always: boolean) {
+      if (!entry || entry.snapshot().fetching !== undefined) return;
+      if (target?.signal?.aborted || target?.scope?.aborted) return;
+      if (always || !entry.fresh()) refetch();
+    },
+
     /** Commits a target: stays on its entry if nothing that matters changed. */
     update(goal: InfiniteTarget<TData, TInput, TParam>) {
       const previous = target;

@@ -20,7 +20,10 @@ export interface OnlineSource {
   isOnline(): boolean;
 }
 
-/** The refetch triggers of `useStitch`, which `<StitchProvider defaults>` can turn on for every hook. */
+/**
+ * The refetch triggers of `useStitch` and `useStitchInfinite`, which `<StitchProvider defaults>`
+ * can turn on for every hook.
+ */
 export interface RefetchTriggers {
   /**
    * Refetch when the app becomes visible or focused again, unless the data is fresh (younger than
@@ -92,6 +95,8 @@ export interface TriggerTarget {
   subscribe(listener: () => void): () => void;
   /** A background refetch; `always`: even if the data is fresh, as polls do. */
   refetchInBackground(always: boolean): void;
+  /** Whether the hook's data is being fetched. @default whether a request for the key is in flight */
+  fetching?: (() => boolean) | undefined;
 }
 
 /**
@@ -122,7 +127,7 @@ export function watchTriggers(
     timer = undefined;
   };
   if (key === undefined) return () => {};
-  const fetching = () => engine.getSnapshot(key).fetching;
+  const fetching = observer.fetching ?? (() => engine.getSnapshot(key).fetching);
   /**
    * Another reader's request for the key began while this hook's poll was due: it is this poll
    * too, joined as a reference of the hook's own, so the hook that sent it can unmount without

@@ -6,10 +6,12 @@ import type { PagePolicy } from './infinite';
 import { createInfiniteObserver, type InfiniteResult } from './infiniteObserver';
 import { useEngine } from './provider';
 import { type HookInput, readInput } from './readInput';
+import { type RefetchTriggers, TriggerContext, watchTriggers } from './triggers';
 
 /** Options of {@link useStitchInfinite}: how pages follow each other, and how the hook runs. */
 export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TParam>
-  extends PagePolicy<TData, TInput, TParam> {
+  extends PagePolicy<TData, TInput, TParam>,
+    RefetchTriggers {
   /**
    * An external signal: its abort cancels the page fetch in flight and shows as this hook's error,
    * reason intact. A new one for the same input takes over: the pages and the page in flight stay.
@@ -34,7 +36,9 @@ export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TPa
  * component reads them (each page's data also stays in the engine's cache as any read's does),
  * and each follows its cache key: `engine.setData` on a page's input, or another reader's fetch
  * of it, shows in the list, except during a first fetch or a refetch, which replace the pages
- * all together.
+ * all together. The refetch triggers (`refetchOnFocus`, `refetchOnReconnect`, `refetchInterval`,
+ * defaulting to `<StitchProvider defaults>`) refetch the pages as `refetch()` does, never beside a
+ * page fetch in flight; a poll in flight is one more page fetch this hook holds.
  */
 export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   stitch: Stitch<TData, TInput>,
@@ -63,6 +67,23 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   useEffect(() => {
     observer.update({ stitch, input: value, key, signal, scope, policy: options });
   }, [observer, stitch, key, signal, scope, options]);
+
+  const { defaults, focus, online } = useContext(TriggerContext);
+  const refetchOnFocus = options.refetchOnFocus ?? defaults.refetchOnFocus ?? false;
+  const refetchOnReconnect = options.refetchOnReconnect ?? defaults.refetchOnReconnect ?? false;
+  const refetchInterval = options.refetchInterval ?? defaults.refetchInterval ?? 0;
+  useEffect(
+    () =>
+      watchTriggers(
+        engine,
+        key,
+        { refetchOnFocus, refetchOnReconnect, refetchInterval },
+        { focus, online },
+        observer,
+        false,
+      ),
+    [engine, observer, key, refetchOnFocus, refetchOnReconnect, refetchInterval, focus, online],
+  );
 
   return result;
 }

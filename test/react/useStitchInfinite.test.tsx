@@ -6,11 +6,14 @@
  * the real vendor's ledger.
  */
 import { act, render, renderHook, screen } from '@testing-library/react';
+import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { mutate, type StitchInput, stitch } from '../../src/index';
 import { ScopeContext } from '../../src/react/context';
 import {
   type InfiniteResult,
+  type RefetchTriggers,
+  StitchProvider,
   StitchScope,
   type UseStitchInfiniteOptions,
   useStitch,
@@ -19,6 +22,7 @@ import {
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
 import { actAtOnce, flushMicrotasks, type Harness, renderStrict, setup } from './harness';
+import { manualFocus, manualOnline } from './sources';
 
 interface Page {
   items: string[];
@@ -898,5 +902,105 @@ describe('scopes', () => {
     expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
     await answer(2, { body: page(0, null) });
     expect(shown.current).toMatchObject({ status: 'success', isFetching: false });
+  });
+});
+
+/** A list of two pages shown (cursors 0 and 2), below a provider with hand-driven sources and `defaults`. */
+async function twoPagesWithTriggers(defaults?: RefetchTriggers, options?: RefetchTriggers) {
+  const harness = await setupList();
+  const { vendor, engine, answer } = harness;
+  const focus = manualFocus();
+  const online = manualOnline();
+  const wrapper = ({ children }: { children?: ReactNode }) => (
+    <StitchProvider engine={engine} focusSource={focus} onlineSource={online} defaults={defaults}>
+      {children}
+    </StitchProvider>
+  );
+  const list = listStitch(vendor);
+  const hook = renderList(list, wrapper, options);
+  await answer(1, { body: page(0, 2) });
+  expect(await loadNext(hook.result, vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+  await answer(2, { body: page(2, null) });
+  return { ...harness, ...hook, focus, online, list };
+}
+
+describe('refetch triggers', () => {
+  it('a provider’s refetchOnFocus refetches the pages in order, the list on screen meanwhile; a focus during a page fetch adds none', async () => {
+    const { vendor, answer, result, focus, statuses } = await twoPagesWithTriggers({ refetchOnFocus: true });
+    await actAtOnce(() => focus.set(false));
+    await actAtOnce(() => focus.set(true));
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: true });
+    expect(result.current.data?.pages).toEqual([page(0, 2), page(2, null)]);
+    await actAtOnce(() => focus.set(true));
+    await answer(3, { body: page(0, 2) });
+    expect(await cursorOf(vendor, 4)).toEqual({ list: 'a', cursor: '2' });
+    const fresh = { ...page(2, null), items: ['fresh'] };
+    await answer(4, { body: fresh });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+    expect(result.current.data?.pages).toEqual([page(0, 2), fresh]);
+    expect(vendor.requests()).toBe(4);
+    expect(vendor.ledger.map((entry) => entry.hungUp)).toEqual([false, false, false, false]);
+    expect(statuses).not.toContain('error');
+  });
+
+  it('refetchInterval polls a period after the list settled, never beside a poll in flight, and not while hidden', async () => {
+    const { vendor, answer, clock, focus, result } = await twoPagesWithTriggers(undefined, {
+      refetchInterval: 1_000,
+    });
+    await act(() => clock.advance(999));
+    expect(vendor.requests()).toBe(2);
+    await act(() => clock.advance(1));
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    // The vendor holds the poll: however long, no second one starts beside it.
+    await act(() => clock.advance(60_000));
+    expect(vendor.requests()).toBe(3);
+    expect(clock.pending()).toBe(0);
+    await answer(3, { body: page(0, 2) });
+    await answer(4, { body: page(2, null) });
+    expect(result.current).toMatchObject({ status: 'success', isFetching: false });
+
+    await actAtOnce(() => focus.set(false));
+    expect(clock.pending()).toBe(0);
+    await act(() => clock.advance(60_000));
+    expect(vendor.requests()).toBe(4);
+    await actAtOnce(() => focus.set(true));
+    await act(() => clock.advance(1_000));
+    expect(await cursorOf(vendor, 5)).toEqual({ list: 'a', cursor: '0' });
+  });
+
+  it('a poll in flight is hung up on unmount, shows no error, and leaves no timer', async () => {
+    const { vendor, clock, unmount, statuses } = await twoPagesWithTriggers({ refetchInterval: 1_000 });
+    await act(() => clock.advance(1_000));
+    await vendor.arrival(3);
+    unmount();
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+    expect(clock.pending()).toBe(0);
+    expect(vendor.requests()).toBe(3);
+    expect(statuses).not.toContain('error');
+  });
+
+  it('a focus leaves a list whose first page is younger than the stitch’s cache.ttl', async () => {
+    const harness = await setupList();
+    const { vendor, engine, answer, clock } = harness;
+    const focus = manualFocus();
+    const wrapper = ({ children }: { children?: ReactNode }) => (
+      <StitchProvider engine={engine} focusSource={focus} defaults={{ refetchOnFocus: true }}>
+        {children}
+      </StitchProvider>
+    );
+    const cached = stitch<Page, ListInput>({
+      name: uniqueKey('people'),
+      url: vendor.url('/people'),
+      retry: false,
+      cache: { ttl: 10_000 },
+    });
+    renderList(cached, wrapper);
+    await answer(1, { body: page(0, null) });
+    await actAtOnce(() => focus.set(true));
+    expect(vendor.requests()).toBe(1);
+    await act(() => clock.advance(10_000));
+    await actAtOnce(() => focus.set(true));
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
   });
 });
