@@ -79,7 +79,10 @@ export type Step =
   | { type: 'timeout'; event: Payload<'timeout'> }
   /** A request left and the network failed before an answer: it may have taken effect. */
   | { type: 'unanswered' }
-  /** A request sent while the platform was offline failed: it never left, and does not count. */
+  /**
+   * A request sent while the platform was offline, or whose connection was never made (refused,
+   * no such host), failed: it never left, and does not count.
+   */
   | { type: 'unsent' };
 
 /**

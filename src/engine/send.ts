@@ -198,10 +198,10 @@ export async function dispatch<TData>(
     const outcome = answered || isolated ? 'neutral' : 'failure';
     if (total.expired) return [outcome, timedOut(context, total, attempt, true)];
     if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
-    // A connection that was never made sent nothing: that failure leaves no doubt behind. One cut
-    // by the network going away may have reached the vendor first.
-    if (sentOffline) advance(context, { type: 'unsent' });
-    else if (!neverConnected(error)) advance(context, { type: 'unanswered' });
+    // A connection that was never made sent nothing: it does not count as a request, and leaves
+    // no doubt behind. One cut by the network going away may have reached the vendor first.
+    if (sentOffline || neverConnected(error)) advance(context, { type: 'unsent' });
+    else advance(context, { type: 'unanswered' });
     const said = `${request.method} ${context.url} failed${isolated ? ' (offline)' : ''}`;
     const network = failure(context, 'network', said, { cause: scrubCause(error, scrubbed) });
     return [isolated ? 'neutral' : 'failure', { type: 'failure', error: network, retryAfter: undefined }];

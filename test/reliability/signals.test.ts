@@ -88,8 +88,11 @@ describe('ambiguous: a write whose connection was refused sent nothing', () => {
       method: 'POST',
       url: `http://127.0.0.1:${port}/charges`,
     });
-    const error = await rejection(charge({ body: { cents: 100 } }, { engine }));
-    expect(error).toMatchObject({ kind: 'network', ambiguous: false });
+    const run = charge({ body: { cents: 100 } }, { engine });
+    const error = await rejection(run);
+    // Nor did a request leave the process: none is counted, and the run says none was dispatched.
+    expect(error).toMatchObject({ kind: 'network', ambiguous: false, dispatched: false, requests: 0 });
+    expect(await run.report()).toMatchObject({ dispatched: false, requests: 0, attempts: 1 });
   });
 });
 
