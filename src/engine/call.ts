@@ -2,7 +2,7 @@ import { abortReason, isSignalOrNone, onAbortShared, raceAbort } from './abort';
 import type { Cache, CachePolicy } from './cache';
 import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
-import type { CallOptions, StitchDefinition } from './definition';
+import { type CallOptions, definedBefore, type StitchDefinition } from './definition';
 import { cancelRun, emptyTally, refuseRun } from './endings';
 import { asConfigError, configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
@@ -72,13 +72,14 @@ export function createCall(deps: CallDeps) {
   const shownUrl = lastOne((url) => redactUrl(url, parts.secret));
 
   /**
-   * Keeps one definition per name. A new definition under a known name replaces the old one and
-   * drops its data (what a hot reload does on every save); calling a replaced definition after
-   * that means two are alive together, and is refused.
+   * Keeps one definition per name. A newer definition under a known name replaces the old one and
+   * drops its data (what a hot reload does on every save); calling an older one after that, even
+   * for its first time on this engine, means two are alive together, and is refused.
    */
   const register = (definition: StitchDefinition<unknown, never>) => {
     const known = names.get(definition.name);
     if (known === definition) return;
+    if (known && definedBefore(definition, known)) retired.add(definition);
     if (retired.has(definition)) {
       throw new StitchError({
         kind: 'config',

@@ -352,6 +352,17 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
   return template;
 }
 
+/** The order in which definitions were made: after a hot reload, the newest of a name is the one to run. */
+const births = new WeakMap<object, number>();
+let born = 0;
+
+/**
+ * Whether `definition` was made before `other` (both by this module: a definition of another copy
+ * of the package has no known order).
+ */
+export const definedBefore = (definition: object, other: object): boolean =>
+  (births.get(definition) ?? Number.POSITIVE_INFINITY) < (births.get(other) ?? Number.NEGATIVE_INFINITY);
+
 /**
  * Validates a config, naming the first wrong field in a `kind: 'config'` StitchError; `forms`
  * reads its policy fields.
@@ -427,7 +438,7 @@ export function define<TData, TInput extends StitchInput>(
   } catch {
     throw configError(name, 'headers', 'must be valid header names and values');
   }
-  return Object.freeze({
+  const definition = Object.freeze({
     name,
     method,
     url,
@@ -448,6 +459,8 @@ export function define<TData, TInput extends StitchInput>(
     records,
     hooks: Object.fromEntries(given.filter(([, fn]) => fn !== undefined)) as StitchHooks,
   });
+  births.set(definition, ++born);
+  return definition;
 }
 
 /** The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's. */

@@ -164,6 +164,21 @@ describe('createEngine', () => {
     expect(calls.map((call) => call.url)).toEqual(['https://api.test/a', 'https://api.test/b']);
   });
 
+  it('an older definition called first after a newer one of its name is refused, and the newer one keeps running', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const name = uniqueKey('reload');
+    const older = stitch({ name, url: 'https://api.test/a' });
+    const newer = stitch({ name, url: 'https://api.test/b' });
+    await expect(newer(undefined, { engine })).resolves.toEqual({ ok: true });
+    // The module that held the old definition runs it for the first time on this engine.
+    const old = await older(undefined, { engine }).safe();
+    expect(old.error).toMatchObject({ kind: 'config', field: 'name', requests: 0 });
+    expect(old.error?.message).toMatch(/newer stitch.*its own name/);
+    await expect(newer(undefined, { engine })).resolves.toEqual({ ok: true });
+    expect(calls.map((call) => call.url)).toEqual(['https://api.test/b', 'https://api.test/b']);
+  });
+
   it('bad input rejects the run with a config error and sends nothing', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
