@@ -1,3 +1,4 @@
+import { isRecord } from './record';
 import { placeholders, type StitchInput } from './request';
 
 /**
@@ -47,6 +48,10 @@ function canonical(value: unknown, field?: (name: string, value: unknown) => unk
     for (const item of value) out += `,${canonical(item)}`;
     return `${out}]`;
   }
+  // `isPlainObject`, inlined: it runs on every call.
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null && !isRecord(value))
+    return `["x",${JSON.stringify(Object.prototype.toString.call(value))}]`;
   out = '["o"';
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];
@@ -56,6 +61,16 @@ function canonical(value: unknown, field?: (name: string, value: unknown) => unk
     if (shown !== undefined) out += `,[${JSON.stringify(key)},${canonical(shown)}]`;
   }
   return `${out}]`;
+}
+
+/**
+ * Whether `value` is a plain object, of this realm or another: what a key can describe. Anything
+ * else (a `Map`, `URLSearchParams`, `Headers`) shows no entries, and an input holding one is
+ * refused where the request is built: keyed apart, it never joins nor is served a good call's.
+ */
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null || isRecord(value);
 }
 
 /** An empty object, as {@link canonical} writes it. */
@@ -111,7 +126,8 @@ export function createKeys(secret: ReadonlySet<string>) {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
     keyOf(name: string, scope: string, input: StitchInput | undefined, template = ''): string {
       let headers = '[]';
-      if (input?.headers) {
+      if (input?.headers && !isPlainObject(input.headers)) headers = canonical(input.headers);
+      else if (input?.headers) {
         const pairs = Object.entries(input.headers).map(([header, value]) => [
           header.toLowerCase(),
           hidden(header, value),

@@ -189,6 +189,31 @@ describe('createEngine', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('a query or headers that is not a plain object is refused beside a cached or shared read, never served its data', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const list = stitch({ name: uniqueKey('items'), url: 'https://api.test/items', cache: { ttl: 60_000 } });
+    await list(undefined, { engine });
+    const odd = [
+      { query: new URLSearchParams({ page: '2' }) },
+      { query: new Map([['page', 3]]) },
+      { headers: new Headers({ authorization: 'Bearer bob' }) },
+    ];
+    for (const input of odd) {
+      // @ts-expect-error neither a Map nor a URLSearchParams nor a Headers is a query or headers record
+      const result = await list(input, { engine }).safe();
+      expect(result.error).toMatchObject({ kind: 'config', requests: 0 });
+      expect(result.error?.message).toMatch(/must be a plain object/);
+    }
+    // Nor does one join a request in flight.
+    const shared = stitch({ name: uniqueKey('shared'), url: 'https://api.test/items' });
+    const leader = shared(undefined, { engine });
+    const joiner = await shared({ query: new URLSearchParams({ page: '2' }) } as never, { engine }).safe();
+    expect(joiner.error).toMatchObject({ kind: 'config', requests: 0 });
+    await expect(leader).resolves.toEqual({ ok: true });
+    expect(calls).toHaveLength(2);
+  });
+
   it('a signal aborted before the call rejects at once with its reason and sends nothing', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
