@@ -8,7 +8,7 @@ import { createCoalescer } from './coalescer';
 import type { EngineParts } from './context';
 import type { StitchDefinition, StitchEngineLike } from './definition';
 import { Emitter } from './emitter';
-import { checkEngineOptions, type EngineOptions, type FetchLike } from './engineOptions';
+import { checkEngineOptions, type EngineOptions, type FetchLike, NoFetch } from './engineOptions';
 import { configError } from './errors';
 import { fanOut, headersShown, SECRET_HEADERS, SECRET_QUERY, type StitchEvent, safely } from './events';
 import { createInspector, type InspectListener } from './inspect';
@@ -136,6 +136,12 @@ function boundedFetch(fetch: FetchLike): FetchLike {
   };
 }
 
+/** The platform's `fetch`, looked up per request (a test's mock installed later applies). */
+const globalFetch: FetchLike = (input, init) => {
+  if (typeof globalThis.fetch !== 'function') throw new NoFetch();
+  return globalThis.fetch(input, init);
+};
+
 /**
  * Creates an isolated engine; tests and apps that want isolation make their own.
  * @throws StitchError of kind `'config'` naming the option at fault (`cacheSize`, `clock.now`, ...).
@@ -161,7 +167,7 @@ export function createEngine(options?: EngineOptions): Engine {
   const parts: EngineParts = {
     // The global fetch is looked up per request (a test's mock installed later applies), and
     // bounded too: a mock or polyfill that ignores the signal must not outlive a deadline.
-    fetch: boundedFetch(checked.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+    fetch: boundedFetch(checked.fetch ?? globalFetch),
     clock,
     use: made.use,
     secret,

@@ -125,3 +125,10 @@ export function checkEngineOptions(given: EngineOptions | undefined): CheckedEng
   }
   return { fetch, store, clock, sinks, redact, cacheSize, storeTimeout };
 }
+
+/** The engine has no `fetch` to send with: the global one is missing, and none was given. */
+export class NoFetch extends TypeError {
+  constructor() {
+    super('globalThis.fetch is not a function: give the engine one, createEngine({ fetch })');
+  }
+}

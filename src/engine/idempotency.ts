@@ -1,4 +1,5 @@
 import { asConfigError, checkKnown, configError } from './errors';
+import { hasControl } from './request';
 
 /**
  * `idempotency`: `true` mints a key per logical call; `keyOf` lets the caller own it. A call under
@@ -92,12 +93,12 @@ export function idempotencyKeyFor<TInput>(
 }
 
 function checkKey(key: unknown, stitchName: string, field: string): string {
-  const valid = typeof key === 'string' && key !== '' && key.trim() === key && !/[\r\n\0]/.test(key);
+  const valid = typeof key === 'string' && key !== '' && key.trim() === key && !hasControl(key);
   if (!valid)
     throw configError(
       stitchName,
       field,
-      'must give a non-empty string without CR, LF, NUL or surrounding spaces',
+      'must give a non-empty string without control characters (CR, LF, NUL, …) or surrounding spaces',
     );
   try {
     new Headers().set(IDEMPOTENCY_HEADER, key);

@@ -81,6 +81,15 @@ function isScalar(value: unknown): value is string | number | boolean {
   );
 }
 
+/** Whether `text` holds a control character, which a header value may not (HTAB aside). */
+export function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
+  }
+  return false;
+}
+
 /** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
 const tagOf = (value: unknown) => Object.prototype.toString.call(value);
 
@@ -290,14 +299,15 @@ export function buildRequest(
   )) {
     try {
       const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-      // Headers would trim a CR or LF at either end and send what is left: refuse them anywhere.
-      if (typeof text !== 'string' || /[\r\n\0]/.test(text)) throw new TypeError();
+      // Headers would trim a CR or LF at either end and send what is left, and Node's fetch
+      // refuses any other control character (HTAB aside) only as it sends: refuse them anywhere.
+      if (typeof text !== 'string' || hasControl(text)) throw new TypeError();
       own().set(name, text);
     } catch {
       throw inputError(
         stitch,
         `headers.${name}`,
-        'is not a valid header (a token name; a value of Latin-1 text without CR, LF or NUL: encode others)',
+        'is not a valid header (a token name; a value of Latin-1 text without control characters such as CR, LF or NUL: encode others)',
       );
     }
   }

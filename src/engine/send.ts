@@ -14,6 +14,7 @@ import {
   timedOut,
 } from './context';
 import type { StitchDefinition } from './definition';
+import { NoFetch } from './engineOptions';
 import { MAX_ERROR_BODY } from './errors';
 import { safely, scrub, scrubCause, secretValues } from './events';
 import { addHeaders } from './outgoing';
@@ -193,6 +194,16 @@ export async function dispatch<TData>(
       const http = failure(context, 'http', error.message, { status: error.status, retryable: false });
       return ['neutral', { type: 'failure', error: http, retryAfter: undefined }];
     }
+    if (refusedUnsent(error)) {
+      // Nothing left: not the vendor's failure, nor one a retry would mend.
+      advance(context, { type: 'unsent' });
+      const said = `${request.method} ${context.url} was refused by fetch before it was sent`;
+      const refusal = failure(context, 'config', `stitch '${definition.name}': ${said}`, {
+        field: 'fetch',
+        cause: scrubCause(error, scrubbed),
+      });
+      return ['neutral', { type: 'failure', error: refusal, retryAfter: undefined }];
+    }
     // A failure while the browser is offline says nothing about the vendor.
     const isolated = offline();
     const outcome = answered || isolated ? 'neutral' : 'failure';
@@ -212,6 +223,22 @@ export async function dispatch<TData>(
 
 /** Whether the platform says it has no network (a browser's `navigator.onLine`; Node has none). */
 const offline = () => (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === false;
+
+/** Error codes of Node's fetch (undici) for a request it will not send as it is. */
+const REFUSED_UNSENT = new Set<unknown>(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/**
+ * Whether `fetch` refused the request before sending anything, on its own grounds: Node's fetch
+ * (undici) refuses a header it will not send (`Expect`, `Transfer-Encoding`, a control character),
+ * and there may be no `fetch` at all. A browser's only says `Failed to fetch`.
+ */
+function refusedUnsent(error: unknown): boolean {
+  for (let depth = 0; depth < 4 && typeof error === 'object' && error !== null; depth++) {
+    if (error instanceof NoFetch || REFUSED_UNSENT.has((error as { code?: unknown }).code)) return true;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return false;
+}
 
 /** Error codes that prove no connection was made (the request never left), as Node reports them. */
 const NOT_CONNECTED = new Set([

@@ -80,6 +80,12 @@ describe('idempotencyKeyFor', () => {
     expect(idempotencyKeyFor(undefined, input, 'caller-key')).toBe('caller-key');
   });
 
+  it('refuses a key with a control character, which Node’s fetch would refuse only as it sends', () => {
+    for (const key of ['a\x01b', 'esc\x1b', 'del\x7f', 'line\nbreak']) {
+      expect(() => idempotencyKeyFor(undefined, input, key)).toThrow(/without control characters/);
+    }
+  });
+
   it('gives no key without a policy or a caller key', () => {
     expect(idempotencyKeyFor(undefined, input, undefined)).toBeUndefined();
   });

@@ -263,6 +263,11 @@ describe('buildRequest: input that cannot be sent', () => {
       field: 'headers.x-city',
       message: expect.stringContaining('Latin-1'),
     });
+    // Any control character but HTAB (Node's fetch would refuse it only as it sends).
+    for (const value of ['a\x01b', 'esc\x1b', 'del\x7f', 'cr\rx', 'lf\nx', 'nul\0x']) {
+      expect(thrown(() => build(`${BASE}/x`, { headers: { 'x-note': value } })).field).toBe('headers.x-note');
+    }
+    expect(build(`${BASE}/x`, { headers: { 'x-note': 'tab\tok' } }).headers.get('x-note')).toBe('tab\tok');
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     expect(thrown(() => build(`${BASE}/x`, { body: circular }, 'POST')).field).toBe('body');

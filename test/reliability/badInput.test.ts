@@ -55,11 +55,14 @@ async function expectRefused(
 }
 
 describe('bad input is a config error: nothing sent, nothing counted', () => {
-  it.each(['key\r\nx-injected: 1', 'key\nx', 'key\0x', ' padded '])('an idempotency key %j', async (key) => {
-    const { vendor, engine } = await startScenario();
-    const run = callSafely(() => charge(vendor)({ params: { id: 1 } }, { engine, idempotencyKey: key }));
-    await expectRefused(run, vendor, engine, 'idempotencyKey');
-  });
+  it.each(['key\r\nx-injected: 1', 'key\nx', 'key\0x', 'key\x1bx', 'key\x7f', ' padded '])(
+    'an idempotency key %j',
+    async (key) => {
+      const { vendor, engine } = await startScenario();
+      const run = callSafely(() => charge(vendor)({ params: { id: 1 } }, { engine, idempotencyKey: key }));
+      await expectRefused(run, vendor, engine, 'idempotencyKey');
+    },
+  );
 
   it('a keyOf that gives a key with CR/LF, or no string at all', async () => {
     const { vendor, engine } = await startScenario();
@@ -75,13 +78,16 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     }
   });
 
-  it.each(['a\r\nx-injected: 1', 'a\nb', 'a\0b'])('a header value %j', async (value) => {
-    const { vendor, engine } = await startScenario();
-    const run = callSafely(() =>
-      charge(vendor)({ params: { id: 1 }, headers: { 'x-note': value } }, { engine }),
-    );
-    await expectRefused(run, vendor, engine, 'headers.x-note');
-  });
+  it.each(['a\r\nx-injected: 1', 'a\nb', 'a\0b', 'a\x01b', 'a\x1b[0m', 'a\x7f'])(
+    'a header value %j',
+    async (value) => {
+      const { vendor, engine } = await startScenario();
+      const run = callSafely(() =>
+        charge(vendor)({ params: { id: 1 }, headers: { 'x-note': value } }, { engine }),
+      );
+      await expectRefused(run, vendor, engine, 'headers.x-note');
+    },
+  );
 
   it('a param that is a lone surrogate is refused naming it', async () => {
     const { vendor, engine } = await startScenario();
@@ -377,5 +383,50 @@ describe('a ReadableStream body', () => {
       circuit: { failures: 1 },
     });
     await expectRefused(upload({ body: stream }, { engine }), vendor, engine, 'body');
+  });
+});
+
+describe('a request fetch refuses before sending it', () => {
+  it('is a config error naming fetch: nothing counted as sent, not retried, not a breaker failure', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/charges'),
+      idempotency: true,
+      circuit: { failures: 1 },
+    });
+    // Node's fetch will not send an Expect header, and says so only as it sends.
+    const run = charge({ body: { cents: 100 }, headers: { expect: '100-continue' } }, { engine });
+    const error = await rejection(run);
+    expect(error).toMatchObject({
+      kind: 'config',
+      field: 'fetch',
+      attempts: 1,
+      requests: 0,
+      dispatched: false,
+      ambiguous: false,
+      retryable: false,
+    });
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
+    // The same write without the header goes through: the breaker never opened.
+    await expect(charge({ body: { cents: 100 } }, { engine })).resolves.toEqual({ ok: true });
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('with no fetch on the platform, every call is that config error, saying how to give one', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/x') });
+    const own = Object.getOwnPropertyDescriptor(globalThis, 'fetch') as PropertyDescriptor;
+    Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
+    try {
+      const error = await rejection(read(undefined, { engine }));
+      expect(error).toMatchObject({ kind: 'config', field: 'fetch', attempts: 1, requests: 0 });
+      expect((error.cause as Error).message).toContain('createEngine({ fetch })');
+    } finally {
+      Object.defineProperty(globalThis, 'fetch', own);
+    }
+    expect(vendor.requests()).toBe(0);
   });
 });
