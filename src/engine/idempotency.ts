@@ -112,11 +112,15 @@ function checkKey(key: unknown, stitchName: string, field: string): string {
  * A fresh random key, as the engine mints one per call for a stitch with `idempotency: true`: for
  * a caller that owns the key of an intent across re-issues (`useStitchMutation` does, passing it
  * as the call's `idempotencyKey`). `crypto.randomUUID` exists only in secure contexts (a
- * plain-http page has none); `crypto.getRandomValues` exists everywhere, so it is the fallback.
+ * plain-http page has none), so `crypto.getRandomValues` is the fallback; where there is no
+ * `crypto` at all (React Native without a polyfill), `Math.random` is: a key must be unique, not
+ * secret.
  */
 export function mintKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
-    byte.toString(16).padStart(2, '0'),
-  ).join('');
+  const { crypto } = globalThis as { crypto?: Partial<Crypto> };
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -179,6 +179,26 @@ describe('createEngine', () => {
     expect(calls.map((call) => call.url)).toEqual(['https://api.test/b', 'https://api.test/b']);
   });
 
+  it('a write under a key the caller owns settles where there is no crypto at all', async () => {
+    const { fetch, calls } = stubFetch();
+    const engine = createEngine({ fetch });
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: 'https://api.test/charges',
+      idempotency: { keyOf: () => 'order-42' },
+    });
+    const own = Object.getOwnPropertyDescriptor(globalThis, 'crypto') as PropertyDescriptor;
+    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
+    try {
+      await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
+      await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
+    } finally {
+      Object.defineProperty(globalThis, 'crypto', own);
+    }
+    expect(calls).toHaveLength(1);
+  });
+
   it('bad input rejects the run with a config error and sends nothing', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });

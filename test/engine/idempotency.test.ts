@@ -120,4 +120,17 @@ describe('mintKey', () => {
     }
     expect(typeof crypto.randomUUID).toBe('function');
   });
+
+  it('mints distinct keys where there is no crypto at all (React Native without a polyfill)', () => {
+    const own = Object.getOwnPropertyDescriptor(globalThis, 'crypto') as PropertyDescriptor;
+    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
+    try {
+      const keys = new Set(Array.from({ length: 100 }, () => mintKey()));
+      expect(keys.size).toBe(100);
+      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      Object.defineProperty(globalThis, 'crypto', own);
+    }
+    expect(typeof crypto.randomUUID).toBe('function');
+  });
 });
