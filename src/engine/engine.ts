@@ -106,7 +106,8 @@ export interface Engine extends StitchEngineLike {
    */
   hydrate(state: DehydratedState): void;
   /**
-   * Pushes to `listener` every traced event of the runs started while it listens, and each
+   * Pushes to `listener` every traced event of the runs started while it listens (and the rest
+   * of those of a run that started before, while someone else listened), and each
    * change of a cache entry, a breaker and a throttle queue, as it happens. It first hears the
    * state as it stands: one event per cache entry, per throttle key in use and per breaker this
    * engine has written. Nothing is built for it when nobody listens. Returns the unsubscribe

@@ -12,7 +12,11 @@ import type { StitchEvent } from './events';
 
 /** One change an inspector listener hears. */
 export type InspectEvent =
-  /** An event of a run started while the listener listens, exactly as trace sinks see it (secrets redacted). */
+  /**
+   * An event of a run started while someone listened, exactly as trace sinks see it (secrets
+   * redacted). A listener that came after a run's `start` hears the rest of its events: keep a
+   * run you never saw start apart, as the devtools model does.
+   */
   | { type: 'run'; event: StitchEvent }
   /**
    * A cache entry changed: its data, error or fetching flag, or its number of `readers`

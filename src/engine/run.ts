@@ -15,7 +15,13 @@ export type SafeResult<TData> =
   | { ok: true; data: TData; error: null }
   | { ok: false; data: null; error: StitchError };
 
-/** What one run did, built from its own event log. No second request is made to produce it. */
+/**
+ * What one run did, from its own event log and the execution it was answered by. No second
+ * request is made to produce it. A run that joined another's request (`source: 'coalesced'`)
+ * counts that shared request's `attempts` and `requests`, as its error does: they say what its
+ * answer cost, not what this run sent itself (summed over the runs sharing one request, they
+ * count it once per run).
+ */
 export interface RunReport {
   ok: boolean;
   outcome: RunOutcome;
