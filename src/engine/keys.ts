@@ -126,7 +126,9 @@ export function createKeys(secret: ReadonlySet<string>) {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
     keyOf(name: string, scope: string, input: StitchInput | undefined, template = ''): string {
       let headers = '[]';
-      if (input?.headers && !isPlainObject(input.headers)) headers = canonical(input.headers);
+      // Not `canonical`'s: a list of pairs must not read as the pairs plain headers are keyed by.
+      if (input?.headers && !isPlainObject(input.headers))
+        headers = `["x",${JSON.stringify(Object.prototype.toString.call(input.headers))}]`;
       else if (input?.headers) {
         const pairs = Object.entries(input.headers).map(([header, value]) => [
           header.toLowerCase(),

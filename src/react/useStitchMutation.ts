@@ -6,7 +6,7 @@ import {
   mintKey,
   mutate as runMutation,
   type Stitch,
-  type StitchError,
+  StitchError,
   type StitchInput,
 } from '../index';
 import { ScopeContext } from './context';
@@ -36,7 +36,10 @@ export interface MutationControls<TData, TInput extends StitchInput> {
    * Sent with a stitch that has `idempotency: true`; one with `keyOf` sends its own key instead.
    */
   idempotencyKey: string;
-  /** Sends the write; the outcome lands in `status`, `data` and `error`. */
+  /**
+   * Sends the write; the outcome lands in `status`, `data` and `error`. It takes the input alone:
+   * a second argument (TanStack Query's per-call callbacks) is a `config` error naming `mutate`.
+   */
   mutate(...args: MutateArgs<TInput>): void;
   /** Sends the write and returns its data (rejects with a `StitchError`). */
   mutateAsync(...args: MutateArgs<TInput>): Promise<TData>;
@@ -118,7 +121,19 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   }, []);
 
   const mutateAsync = useCallback(
-    async (input?: TInput): Promise<TData> => {
+    async (input?: TInput, ...rest: unknown[]): Promise<TData> => {
+      // TanStack Query's `mutate(variables, { onSuccess })`: callbacks here would be ignored.
+      if (rest[0] !== undefined) {
+        const { name } = stitch.definition;
+        const error = new StitchError({
+          kind: 'config',
+          field: 'mutate',
+          stitch: name,
+          message: `stitch '${name}': mutate() takes the input alone; give onSuccess, onError and onSettled to useStitchMutation(stitch, { … })`,
+        });
+        show({ status: 'error', data: undefined, error });
+        throw error;
+      }
       const previous = inFlight.current;
       previous?.controller.abort(new DOMException('Superseded by a new mutate()', 'AbortError'));
       const controller = new AbortController();
@@ -197,8 +212,8 @@ export function useStitchMutation<TData, TInput extends StitchInput, TContext = 
   );
 
   const mutate = useCallback(
-    (input?: TInput) => {
-      mutateAsync(input).catch(() => {
+    (input?: TInput, ...rest: unknown[]) => {
+      mutateAsync(input, ...rest).catch(() => {
         // The failure is in `error`; mutate() is the fire-and-forget form.
       });
     },

@@ -214,10 +214,13 @@ describe('createEngine', () => {
     const engine = createEngine({ fetch });
     const list = stitch({ name: uniqueKey('items'), url: 'https://api.test/items', cache: { ttl: 60_000 } });
     await list(undefined, { engine });
+    await list({ headers: { 'x-tenant': 'a' } }, { engine });
     const odd = [
       { query: new URLSearchParams({ page: '2' }) },
       { query: new Map([['page', 3]]) },
       { headers: new Headers({ authorization: 'Bearer bob' }) },
+      // Fetch's HeadersInit takes pairs; an input's headers do not, and must not key as plain ones.
+      { headers: [['x-tenant', 'a']] },
     ];
     for (const input of odd) {
       // @ts-expect-error neither a Map nor a URLSearchParams nor a Headers is a query or headers record
@@ -231,7 +234,7 @@ describe('createEngine', () => {
     const joiner = await shared({ query: new URLSearchParams({ page: '2' }) } as never, { engine }).safe();
     expect(joiner.error).toMatchObject({ kind: 'config', requests: 0 });
     await expect(leader).resolves.toEqual({ ok: true });
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(3);
   });
 
   it('a signal aborted before the call rejects at once with its reason and sends nothing', async () => {

@@ -11,7 +11,7 @@ import { useStitchMutation, useSuspenseStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { type Charge, type ChargeInput, chargeStitch, paymentLedger } from '../helpers/payments';
 import type { Vendor } from '../helpers/vendor';
-import { actAtOnce, setup } from './harness';
+import { actAtOnce, flushMicrotasks, setup } from './harness';
 
 const order: ChargeInput = { body: { orderId: 'order-42', amount: 1_999 } };
 const another: ChargeInput = { body: { orderId: 'order-43', amount: 500 } };
@@ -212,6 +212,29 @@ describe('one idempotency key per intent', () => {
     });
     expect(vendor.requests()).toBe(1);
     expect(vendor.ledger[0]?.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('callbacks given to mutate()', () => {
+  it('are refused as config naming mutate, nothing sent: TanStack Query takes them there, this hook would ignore them', async () => {
+    const { vendor, wrapper, charges } = await paymentVendor();
+    const charge = chargeStitch(vendor);
+    const { result } = renderHook(() => useStitchMutation(charge), { wrapper });
+    const onSuccess = vi.fn();
+    const given = [order, { onSuccess }] as unknown as [ChargeInput];
+    await act(async () => {
+      await expect(result.current.mutateAsync(...given)).rejects.toMatchObject({
+        kind: 'config',
+        field: 'mutate',
+      });
+    });
+    act(() => result.current.mutate(...given));
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', error: { kind: 'config', field: 'mutate' } });
+    expect(result.current.error?.message).toContain('useStitchMutation(stitch, {');
+    expect(onSuccess).not.toHaveBeenCalled();
+    expect(vendor.requests()).toBe(0);
+    expect(charges.size).toBe(0);
   });
 });
 
