@@ -64,7 +64,9 @@ export function createCall(deps: CallDeps) {
   const { parts, cache, keys, coalescer, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
-  const revalidating = new Set<string>();
+  // Per key, the background revalidation running (a token of its own, so a superseded one that
+  // ends late never clears a newer one's).
+  const revalidating = new Map<string, object>();
   // Per read key: the lifetimes of its executions running (for a write to end even the
   // uncoalesced ones), how many started, and the order of the last one whose result was stored.
   const tracked = new Map<string, { started: number; stored: number; lifetimes: Lifetime[] }>();
@@ -106,6 +108,8 @@ export function createCall(deps: CallDeps) {
   const supersede = (matches: (key: string) => boolean, reason?: unknown) => {
     coalescer.detach(matches, reason);
     for (const [key, entry] of tracked) if (matches(key)) entry.stored = entry.started;
+    // A revalidation whose answer will not be kept refreshes nothing: the next stale hit starts one.
+    for (const key of [...revalidating.keys()]) if (matches(key)) revalidating.delete(key);
   };
 
   /**
@@ -442,10 +446,13 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
   ) {
     if (revalidating.has(key)) return;
-    revalidating.add(key);
+    const token = {};
+    revalidating.set(key, token);
     call(definition, input, { revalidate: true })
       .safe()
-      .then(() => revalidating.delete(key));
+      .then(() => {
+        if (revalidating.get(key) === token) revalidating.delete(key);
+      });
   }
 
   return { call, invalidate, write, register };

@@ -145,6 +145,32 @@ describe('cache: { ttl, staleWhileRevalidate }', () => {
   });
 });
 
+describe('a background refresh an invalidation superseded', () => {
+  it('refreshes nothing, so the next stale hit starts one of its own', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 10_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold', { body: v2 }, 'hold');
+    await getPrice(input, { engine });
+    await clock.advance(1_500);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v1);
+    await vendor.arrival(2);
+
+    // A write made the refresh in flight outdated: its answer will not be kept.
+    engine.invalidate(getPrice);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v2);
+    await clock.advance(1_500);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v2);
+    expect((await vendor.arrival(4)).path).toBe('/prices/tea');
+
+    vendor.release(2, { body: v1 });
+    vendor.release(4, { body: v3 });
+    await snapshotWhere<Price>(engine, key, (snapshot) => snapshot.data?.cents === v3.cents);
+    await expect(getPrice(input, { engine })).resolves.toEqual(v3);
+    expect(vendor.requests()).toBe(4);
+  });
+});
+
 describe('only a successful, un-cancelled execution is stored', () => {
   it('an execution aborted by its only reference caches nothing; the next call sends a new request', async () => {
     const { vendor, engine } = await startScenario();
