@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   createEngine,
   createMemoryStore,
@@ -188,14 +188,10 @@ describe('createEngine', () => {
       url: 'https://api.test/charges',
       idempotency: { keyOf: () => 'order-42' },
     });
-    const own = Object.getOwnPropertyDescriptor(globalThis, 'crypto') as PropertyDescriptor;
-    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
-    try {
-      await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
-      await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
-    } finally {
-      Object.defineProperty(globalThis, 'crypto', own);
-    }
+    vi.stubGlobal('crypto', undefined);
+    onTestFinished(() => void vi.unstubAllGlobals());
+    await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
+    await expect(charge({ body: { cents: 1 } }, { engine })).resolves.toEqual({ ok: true });
     expect(calls).toHaveLength(1);
   });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isStitchError } from '../../src/engine/errors';
 import {
   IDEMPOTENCY_HEADER,
@@ -105,32 +105,24 @@ describe('idempotencyKeyFor', () => {
   });
 });
 
+/** 100 keys from `mintKey`, all distinct, each 32 hex digits (the form without `randomUUID`). */
+function expectDistinctHexKeys() {
+  const keys = new Set(Array.from({ length: 100 }, () => mintKey()));
+  expect(keys.size).toBe(100);
+  for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/);
+}
+
 describe('mintKey', () => {
   it('mints distinct keys, and still does where crypto.randomUUID is missing (a plain-http page)', () => {
     expect(mintKey()).not.toBe(mintKey());
-    const own = Object.getOwnPropertyDescriptor(crypto, 'randomUUID');
-    Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
-    try {
-      const keys = new Set(Array.from({ length: 100 }, () => mintKey()));
-      expect(keys.size).toBe(100);
-      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/);
-    } finally {
-      if (own) Object.defineProperty(crypto, 'randomUUID', own);
-      else delete (crypto as { randomUUID?: unknown }).randomUUID;
-    }
-    expect(typeof crypto.randomUUID).toBe('function');
+    vi.stubGlobal('crypto', { getRandomValues: crypto.getRandomValues.bind(crypto) });
+    onTestFinished(() => void vi.unstubAllGlobals());
+    expectDistinctHexKeys();
   });
 
   it('mints distinct keys where there is no crypto at all (React Native without a polyfill)', () => {
-    const own = Object.getOwnPropertyDescriptor(globalThis, 'crypto') as PropertyDescriptor;
-    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
-    try {
-      const keys = new Set(Array.from({ length: 100 }, () => mintKey()));
-      expect(keys.size).toBe(100);
-      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/);
-    } finally {
-      Object.defineProperty(globalThis, 'crypto', own);
-    }
-    expect(typeof crypto.randomUUID).toBe('function');
+    vi.stubGlobal('crypto', undefined);
+    onTestFinished(() => void vi.unstubAllGlobals());
+    expectDistinctHexKeys();
   });
 });

@@ -6,7 +6,7 @@
  * Generated hostile inputs: `badInput.property.test.ts`.
  */
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { eventTypes, rejection, startScenario } from '../helpers/runs';
@@ -418,15 +418,11 @@ describe('a request fetch refuses before sending it', () => {
   it('with no fetch on the platform, every call is that config error, saying how to give one', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
     const read = stitch({ name: uniqueKey('read'), url: vendor.url('/x') });
-    const own = Object.getOwnPropertyDescriptor(globalThis, 'fetch') as PropertyDescriptor;
-    Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
-    try {
-      const error = await rejection(read(undefined, { engine }));
-      expect(error).toMatchObject({ kind: 'config', field: 'fetch', attempts: 1, requests: 0 });
-      expect((error.cause as Error).message).toContain('createEngine({ fetch })');
-    } finally {
-      Object.defineProperty(globalThis, 'fetch', own);
-    }
+    vi.stubGlobal('fetch', undefined);
+    onTestFinished(() => void vi.unstubAllGlobals());
+    const error = await rejection(read(undefined, { engine }));
+    expect(error).toMatchObject({ kind: 'config', field: 'fetch', attempts: 1, requests: 0 });
+    expect((error.cause as Error).message).toContain('createEngine({ fetch })');
     expect(vendor.requests()).toBe(0);
   });
 });
