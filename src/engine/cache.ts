@@ -333,7 +333,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     store: (key: string, data: unknown, done?: boolean, source?: string, at = clock.now()) =>
       change(
         key,
-        { data, updatedAt: at, error: undefined, stale: false, ...(done && { fetching: false }) },
+        { data, updatedAt: at, error: undefined, stale: false, fetching: done ? false : undefined },
         source,
       ),
     /** How many subscribe to `key` now. */
@@ -342,7 +342,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     source: (key: string): string | undefined => entries.get(key)?.source,
     /** Records a shared failure; `done` also ends `fetching` in the same change. */
     fail: (key: string, error: StitchError, done?: boolean) =>
-      change(key, { error, ...(done && { fetching: false }) }),
+      change(key, { error, fetching: done ? false : undefined }),
     fetching: (key: string, fetching: boolean) => change(key, { fetching }),
     subscribe(key: string, listener: () => void): () => void {
       const entry = touch(key);

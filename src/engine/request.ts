@@ -106,6 +106,8 @@ function checkRecord(stitch: string, field: string, value: unknown): Record<stri
  * (a cycle, say) can reach the cache key.
  */
 function fillTemplate(stitch: string, template: string, given: StitchInput['params']): string {
+  // No params and nothing to fill (the common case): the template is the URL.
+  if (given === undefined && !template.includes('{')) return template;
   const params = given === undefined ? {} : checkRecord(stitch, 'params', given);
   for (const [name, value] of Object.entries(params)) {
     if (value !== undefined && value !== null && !isScalar(value))
@@ -174,18 +176,18 @@ function targetOf(filled: string, pairs: Array<[string, string]>, secret: Readon
   }
   const query = target.bare ? pairs : [...new URL(url).searchParams];
   const secrets: string[] = [];
-  const shownPairs: Array<[string, string]> = [];
-  const redacted: string[] = [];
-  for (const [name, value] of query) {
-    if (!secret.has(name.toLowerCase())) shownPairs.push([name, value]);
-    else {
-      secrets.push(value);
-      if (!redacted.includes(name)) shownPairs.push([name, REDACTED]);
-      redacted.push(name);
-    }
-  }
+  for (const [name, value] of query) if (secret.has(name.toLowerCase())) secrets.push(value);
   let shown = url;
   if (secrets.length > 0) {
+    const shownPairs: Array<[string, string]> = [];
+    const redacted: string[] = [];
+    for (const [name, value] of query) {
+      if (!secret.has(name.toLowerCase())) shownPairs.push([name, value]);
+      else if (!redacted.includes(name)) {
+        shownPairs.push([name, REDACTED]);
+        redacted.push(name);
+      }
+    }
     const parsed = new URL(url);
     parsed.search = `${new URLSearchParams(shownPairs)}`;
     shown = parsed.href;
@@ -294,9 +296,8 @@ export function buildRequest(
     if (headers === defaults) headers = new Headers(defaults);
     return headers;
   };
-  for (const [name, value] of Object.entries(
-    input.headers === undefined ? {} : checkRecord(stitch, 'headers', input.headers),
-  )) {
+  const added = input.headers === undefined ? undefined : checkRecord(stitch, 'headers', input.headers);
+  for (const [name, value] of added ? Object.entries(added) : []) {
     try {
       const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
       // Headers would trim a CR or LF at either end and send what is left, and Node's fetch
