@@ -103,10 +103,13 @@ export const STITCH_PROVIDER = {
   children: ANY,
 } satisfies Rules;
 
+/** Per set of rules, the options they require (whose rule refuses `undefined`), found once. */
+const required = new WeakMap<Rules, readonly string[]>();
+
 /**
- * Throws a `config` error naming the first of `hook`'s options (a provider's props) that breaks
- * `rules`: a controller where its signal belongs, a negative `staleTime`, a `pageInput` naming
- * nothing. Checked as the hook is given them, a wrong option never turns into a TypeError, a
+ * Throws a `config` error naming an option of `hook`'s (a provider's prop) that breaks `rules`: a
+ * controller where its signal belongs, a negative `staleTime`, a `pageInput` naming nothing, a
+ * misspelt one. Checked as the hook is given them, a wrong option never turns into a TypeError, a
  * garbage request or a silent default later. `prefix` names where the options sit (`defaults.`).
  */
 export function checkOptions(
@@ -116,16 +119,35 @@ export function checkOptions(
   rules: Rules,
   prefix = '',
 ): void {
-  const fail: (field: string, problem: string) => never = (field, problem) => {
-    throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem}` });
-  };
-  if (typeof options !== 'object' || options === null) fail(`${prefix}options`, 'must be an object');
-  for (const [field, [valid, problem]] of Object.entries(rules)) {
-    if (!valid((options as Record<string, unknown>)[field])) fail(`${prefix}${field}`, problem);
+  const problem = problemOf(options, rules);
+  if (problem === undefined) return;
+  const field = `${prefix}${problem[0]}`;
+  throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem[1]}` });
+}
+
+/**
+ * The first of the options given, then of those `rules` require, that breaks them, and why. It
+ * runs at every render of every reader, so it looks only at those: most readers give an option or
+ * two of a dozen.
+ */
+function problemOf(options: unknown, rules: Rules): readonly [field: string, problem: string] | undefined {
+  if (typeof options !== 'object' || options === null) return ['options', 'must be an object'];
+  const given = options as Record<string, unknown>;
+  // Inherited options too, as the hook reads them.
+  for (const field in given) {
+    const rule = Object.hasOwn(rules, field) ? rules[field] : undefined;
+    if (rule !== undefined) {
+      if (!rule[0](given[field])) return [field, rule[1]];
+    } else if (Object.hasOwn(given, field)) {
+      // A misspelt option (or another library's name for one) would otherwise do nothing, silently.
+      return [field, `is not an option (${Object.keys(rules).join(', ')})`];
+    }
   }
-  // A misspelt option (or another library's name for one) would otherwise do nothing, silently.
-  for (const field of Object.keys(options as object)) {
-    if (!Object.hasOwn(rules, field))
-      fail(`${prefix}${field}`, `is not an option (${Object.keys(rules).join(', ')})`);
+  let needed = required.get(rules);
+  if (needed === undefined) {
+    needed = Object.keys(rules).filter((field) => !(rules[field] as Rule)[0](undefined));
+    required.set(rules, needed);
   }
+  for (const field of needed) if (!(field in given)) return [field, (rules[field] as Rule)[1]];
+  return undefined;
 }

@@ -44,6 +44,8 @@ it.each<[string, Record<string, unknown>]>([
   // Options that do not exist (another library's name, a misspelling) would do nothing, silently.
   ['refetchOnWindowFocus', { refetchOnWindowFocus: true }],
   ['keepPreviousData', { keepPreviousData: true }],
+  // Read as the hook reads it: an option from the object's prototype is checked too.
+  ['staleTime', Object.create({ staleTime: -1 })],
 ])('useStitch refuses a wrong %s, sending nothing', async (field, options) => {
   const { vendor, wrapper } = await setup();
   const getUser = userStitch(vendor);
@@ -68,6 +70,19 @@ it.each<[string, Record<string, unknown>]>([
   const options = { initialPageParam: 0, getNextPageParam: () => null, pageInput: 'page', ...wrong };
   expect(() => renderHook(() => useStitchInfinite(list, {}, options as never), { wrapper })).toThrow(
     refused(field),
+  );
+  expect(vendor.requests()).toBe(0);
+});
+
+it('useStitchInfinite refuses options without getNextPageParam, sending nothing', async () => {
+  const { vendor, wrapper } = await setup();
+  const list = stitch<{ next: number | null }, StitchInput>({
+    name: uniqueKey('list'),
+    url: vendor.url('/list'),
+  });
+  const options = { initialPageParam: 0, pageInput: 'page' };
+  expect(() => renderHook(() => useStitchInfinite(list, {}, options as never), { wrapper })).toThrow(
+    refused('getNextPageParam'),
   );
   expect(vendor.requests()).toBe(0);
 });
