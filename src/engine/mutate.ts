@@ -87,7 +87,8 @@ export interface MutateOptions<TData, TInput extends StitchInput, TContext>
  * let previous: Todo[] | undefined;
  * await mutate(addTodo, { body: { title } }, {
  *   engine,
- *   onMutate: () => { previous = engine.getData(getTodos, undefined); engine.setData(getTodos, undefined, (todos = []) => [...todos, { id: -1, title }]); },
+ *   // A list never loaded is left alone: a write there could not be taken back (`invalidates` loads it).
+ *   onMutate: () => { previous = engine.getData(getTodos, undefined); engine.setData(getTodos, undefined, (todos) => todos && [...todos, { id: -1, title }]); },
  *   // The snapshot may predate another write's success: refetch after restoring it.
  *   onError: () => { engine.setData(getTodos, undefined, (now) => previous ?? now); engine.invalidate(getTodos); },
  *   invalidates: [getTodos],

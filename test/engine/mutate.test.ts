@@ -18,7 +18,8 @@ function optimisticAdd(engine: Engine, getTodos: TodoStitches['getTodos']) {
     onMutate: vi.fn((input: AddInput) => {
       calls.push('onMutate');
       const previous = engine.getData(getTodos, undefined);
-      engine.setData(getTodos, undefined, (list = []) => [...list, { id: -1, title: input.body.title }]);
+      // As README's recipe: a list never loaded is left alone, since no rollback could unwrite it.
+      engine.setData(getTodos, undefined, (list) => list && [...list, { id: -1, title: input.body.title }]);
       return { previous };
     }),
     onSuccess: vi.fn(() => void calls.push('onSuccess')),
@@ -102,6 +103,16 @@ describe('mutate', () => {
     });
     expect(calls).toEqual(['onMutate', 'onError', 'onSettled']);
     expect(engine.getData(getTodos, undefined)).toBe(todos);
+  });
+
+  it('a vendor failure leaves a list that was never loaded without data, as before the write', async () => {
+    const { vendor, engine } = await startScenario({
+      respond: () => ({ status: 400, body: { error: 'rejected' } }),
+    });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const { lifecycle } = optimisticAdd(engine, getTodos);
+    await expect(mutate(addTodo, input, { engine, ...lifecycle })).rejects.toMatchObject({ status: 400 });
+    expect(engine.getData(getTodos, undefined)).toBeUndefined();
   });
 
   it('a cancel while an asynchronous onMutate runs fails at once and sends nothing; the rollback waits for onMutate, with its context', async () => {
