@@ -119,7 +119,9 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
       const key = context.idempotencyKey as string;
       // Another stitch (another endpoint) may use the same key for something else, and another
       // principal may send a key it chose to equal this one's: neither gets this record.
-      const recordKey = `${definition.name}:${await principalOf(context)}${key}`;
+      // A list, not joined text: a name or key holding a `:` ('refund' and 'order:42', 'refund:order'
+      // and '42') must not make another stitch's record, or a principal's, this one's.
+      const recordKey = JSON.stringify([definition.name, await principalOf(context), key]);
       const total = context.lifetime;
       const lease = (definition.timeout.total ?? LEASE_UNBOUNDED - LEASE_MARGIN) + LEASE_MARGIN;
       const owner = mintKey();
@@ -229,9 +231,9 @@ async function principalOf(context: ExecutionContext<unknown>): Promise<string> 
   if (credentials.length === 0) return '';
   const text = JSON.stringify(credentials);
   const subtle = globalThis.crypto?.subtle;
-  if (!subtle) return `${hash(text)}:`;
+  if (!subtle) return hash(text);
   const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return `${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}:`;
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** What a record keeps of a run: the data of a success that can be stored as it is, else nothing. */

@@ -162,6 +162,23 @@ describe('a key that succeeded', () => {
     await chargeStitch(vendor)(order, { engine, ...owned });
     expect(vendor.requests()).toBe(2);
   });
+
+  it('is not answered for another stitch whose name and key join to the same text', async () => {
+    const { vendor, engine } = await setup();
+    const name = uniqueKey('refund');
+    const refund = (stitchName: string, keyOf: (input: ChargeInput) => string) =>
+      stitch<Charge, ChargeInput>({
+        name: stitchName,
+        method: 'POST',
+        url: vendor.url('/charges'),
+        idempotency: { keyOf },
+        retry: 1,
+      });
+    await refund(name, () => 'order:42')(order, { engine });
+    const other = await refund(`${name}:order`, () => '42')(order, { engine }).report();
+    expect(other).toMatchObject({ source: 'live', requests: 1 });
+    expect(vendor.requests()).toBe(2);
+  });
 });
 
 describe('a key in flight', () => {

@@ -68,7 +68,7 @@ async function settledOn(client: RedisClient): Promise<void> {
 
 /** The idempotency record Redis holds for the key ending in `key` (its stitch's name before it). */
 async function recordOf(prefix: string, key: string): Promise<unknown> {
-  const [stored] = (await send(['KEYS', `${prefix}idempotency:*${key}`])) as string[];
+  const [stored] = (await send(['KEYS', `${prefix}idempotency:*${JSON.stringify(key)}\\]`])) as string[];
   return stored === undefined ? undefined : JSON.parse(String(await send(['GET', stored])));
 }
 
@@ -587,7 +587,8 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
         url: s.vendor.url('/charges'),
         idempotency: { keyOf: () => 'order-1' },
       });
-      await send(['SET', `${s.prefix}idempotency:${write.definition.name}:order-1`, value]);
+      const record = JSON.stringify([write.definition.name, '', 'order-1']);
+      await send(['SET', `${s.prefix}idempotency:${record}`, value]);
       const run = write({ body: { orderId: 'order-1', amount: 1 } }, { engine: s.engine });
       await expect(run).resolves.toEqual({ ok: true });
       expect(s.vendor.requests()).toBe(1);
