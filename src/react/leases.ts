@@ -171,15 +171,16 @@ export function openLease(
     // A success is in the cache by now, where its readers find it: the lease has done its work.
     // Its subscription stays until a component commits the key, so that `cacheSize` cannot evict
     // the data before React renders it (with more keys suspended at once than it, each read would
-    // be sent again, without end). A failure no render comes to see (its boundary went away) is
-    // not kept past a period: a later reader of the key reads it again.
+    // be sent again, without end). A failure is kept for the renders it wakes, as long as one
+    // thrown (see FAILURE_SHOWN); one no render comes to see (its boundary went away) is then
+    // forgotten: a later reader of the key reads it again, rather than showing an old failure.
     if (settled.ok) {
       forget(engine, key, lease);
       keepUntilShown(engine, key, unwatch, options.abandonAfter);
     } else {
       unwatch();
       if (byKey.get(key) === lease)
-        lease.cancelTimer = engine.clock.schedule(options.abandonAfter, () => forget(engine, key, lease));
+        lease.cancelTimer = engine.clock.schedule(FAILURE_SHOWN, () => forget(engine, key, lease));
     }
     lease.wakeUp();
   });

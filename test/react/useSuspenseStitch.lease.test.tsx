@@ -10,7 +10,7 @@ import { Suspense, startTransition, useDeferredValue, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index';
 import { StitchProvider, useSuspenseStitch } from '../../src/react/index';
-import { leasesOf } from '../../src/react/leases';
+import { FAILURE_SHOWN, leasesOf } from '../../src/react/leases';
 import type { ManualClock } from '../helpers/clock';
 import type { Vendor } from '../helpers/vendor';
 import { flushMicrotasks, type Harness, setup } from './harness';
@@ -37,6 +37,12 @@ async function onePeriod(clock: ManualClock) {
 
 function Profile({ getUser, id }: { getUser: UserStitch; id: number }) {
   const { data } = useSuspenseStitch(getUser, { params: { id } }, { abandonAfter: ABANDON_AFTER });
+  return <p>{`user ${data.name}`}</p>;
+}
+
+/** A profile on the default `abandonAfter` (30 s): much longer than a failure is shown. */
+function Patient({ getUser }: { getUser: UserStitch }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id: 7 } }, { abandonAfter: 30_000 });
   return <p>{`user ${data.name}`}</p>;
 }
 
@@ -337,6 +343,26 @@ describe('the suspended read', () => {
     expect(clock.pending()).toBe(0);
 
     render(<Page getUser={getUser} id={7} />, { wrapper });
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 7, name: 'Ada' } });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+  });
+
+  it('a failure nobody came to see is not thrown to a reader that mounts a second later: it reads again', async () => {
+    const { vendor, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const page = () => (
+      <Suspense fallback={<p>loading</p>}>
+        <Patient getUser={getUser} />
+      </Suspense>
+    );
+    const first = render(page(), { wrapper });
+    await vendor.arrival(1);
+    first.unmount();
+    await answer(1, { status: 400, body: { error: 'rejected' } });
+    await pass(clock, FAILURE_SHOWN);
+
+    render(page(), { wrapper });
     await vendor.arrival(2);
     await answer(2, { body: { id: 7, name: 'Ada' } });
     expect(screen.getByText('user Ada')).toBeTruthy();
