@@ -1,4 +1,4 @@
-import type { Engine, SafeResult } from '../index';
+import type { Engine, SafeResult, StitchError } from '../index';
 import { type Follower, onAbort } from './follow';
 
 /**
@@ -229,9 +229,23 @@ export function renewLease(
       }
       // Forgotten at once: each reader shows its own abort, and a reader on a live signal (a
       // boundary reset with a new one, a later mount) reads again.
+      for (const asked of state.signals.keys()) endedBy.set(asked, state);
       release(engine, key, state, reason);
     }),
   );
+}
+
+/** The read each signal's abort ended, with every other reader's: what it had sent is its error's. */
+const endedBy = new WeakMap<AbortSignal, LeaseState>();
+
+/**
+ * The error of the read that the abort of `signal` ended (with every other reader's signal
+ * aborted), once it settled: it says what the read had sent (`attempts`, `requests`, `url`).
+ * `undefined` when that abort ended no read.
+ */
+export function endedRead(signal: AbortSignal): StitchError | undefined {
+  const settled = endedBy.get(signal)?.settled;
+  return settled && !settled.ok && settled.error.kind === 'aborted' ? settled.error : undefined;
 }
 
 /**

@@ -432,9 +432,24 @@ export function userError(hook: string, stitch: string, field: string, cause: un
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
+  ended?: StitchError,
 ): StitchError {
   const message = messageOf(reason);
-  return new StitchError({ kind: 'aborted', message, cause: reason, stitch: stitch.definition.name });
+  // The read the abort ended says what it had sent (a suspended read's, shared by its readers).
+  const sent = ended && {
+    attempts: ended.attempts,
+    requests: ended.requests,
+    ambiguous: ended.ambiguous,
+    url: ended.url,
+    idempotencyKey: ended.idempotencyKey,
+  };
+  return new StitchError({
+    kind: 'aborted',
+    message,
+    cause: reason,
+    stitch: stitch.definition.name,
+    ...sent,
+  });
 }
 
 /** An observer, as `createObserver` builds it. */

@@ -5,6 +5,7 @@ import { ScopeContext } from './context';
 import { follow } from './follow';
 import {
   dropHolder,
+  endedRead,
   failureThrown,
   forget,
   keyShown,
@@ -148,7 +149,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
 
   // This reader's own abort is its own error, whoever else reads the key.
-  if (options.signal?.aborted) throw abortError(stitch, options.signal.reason);
+  if (options.signal?.aborted) throw abortError(stitch, options.signal.reason, endedRead(options.signal));
   const byKey = leasesOf(engine);
   let lease = byKey.get(key);
   const outcome = lease?.settled;

@@ -169,6 +169,13 @@ describe('useSuspenseStitch', () => {
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
     expect(screen.getByText('failed: aborted')).toBeTruthy();
     expect((caught[0] as StitchError).cause).toBe(reason);
+    // What the read it ended had sent, as useStitch's error says it: a request on the wire.
+    expect(caught[0]).toMatchObject({
+      attempts: 1,
+      requests: 1,
+      dispatched: true,
+      url: vendor.url('/users/7'),
+    });
   });
 
   it('a new signal handed while suspended takes over: the old one no longer counts, the new one aborts', async () => {
