@@ -68,6 +68,9 @@ function keepUntilShown(engine: Engine, key: string, hold: () => void, abandonAf
   byKey.set(key, release);
 }
 
+/** Whether a suspended read brought the data of `key` and no component has shown it yet. */
+export const awaitsShowing = (engine: Engine, key: string): boolean => kept.get(engine)?.has(key) ?? false;
+
 /**
  * A component committed `key` (or a server rendered it): it subscribes to the key's data itself,
  * which a suspended read no longer needs to keep in the cache.

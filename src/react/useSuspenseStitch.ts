@@ -4,6 +4,7 @@ import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
 import {
+  awaitsShowing,
   dropHolder,
   endedRead,
   failureThrown,
@@ -56,7 +57,9 @@ export interface UseSuspenseStitchOptions {
  * or unmounts (unless a new mount still waits on it: it goes on for that one, sent once), or the
  * enclosing `StitchScope` resets or `signal` aborts; a render abandoned before its first commit
  * is released within `abandonAfter`. An invalidation of the key
- * refetches in the background, the invalidated data shown meanwhile.
+ * refetches in the background, the invalidated data shown meanwhile; so does a mount or re-key
+ * on cached data older than the stitch's `cache.ttl` (default 0), unless the hook's own
+ * suspended read has just brought it.
  */
 export function useSuspenseStitch<TData, TInput extends StitchInput>(
   stitch: Stitch<TData, TInput>,
@@ -105,13 +108,10 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
 
   // Invalidated data stays on screen while one background read refreshes it (no suspense): a
   // reference like any reader's, let go when the component re-keys or unmounts. Under StrictMode
-  // the simulated unmount lets go in the same tick, before anything was sent.
-  const stale = snapshot.data !== undefined && snapshot.stale;
-  // `input` is read through `key`; `options.signal` as it is when the refresh starts (one made
-  // per render must not restart it at every render).
-  // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
-  useEffect(() => {
-    if (!stale) return;
+  // the simulated unmount lets go in the same tick, before anything was sent. `input` is read
+  // through `key`; `options.signal` as it is when the refresh starts (one made per render must not
+  // restart it at every render).
+  const refresh = () => {
     const link = follow(options.signal, scope);
     const call = stitch(...([input, { engine, signal: link.signal, revalidate: true }] as CallArgs<TInput>));
     call.safe().then(() => link.dispose());
@@ -119,7 +119,20 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
       link.abort(unmounted());
       link.dispose();
     };
-  }, [engine, stitch, key, stale, snapshot.invalidated, scope]);
+  };
+  const stale = snapshot.data !== undefined && snapshot.stale;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
+  useEffect(() => (stale ? refresh() : undefined), [engine, stitch, key, stale, snapshot.invalidated, scope]);
+  // Data shown on mount or re-key that is older than the stitch's `cache.ttl` (default 0) is
+  // refreshed the same way, as `useStitch` does, unless a suspended read has just brought it.
+  const expired =
+    snapshot.data !== undefined &&
+    !snapshot.stale &&
+    !awaitsShowing(engine, key) &&
+    engine.clock.now() - (snapshot.updatedAt ?? Number.NEGATIVE_INFINITY) >=
+      (stitch.definition.cache?.ttl ?? 0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: on mount and re-key only, as said above.
+  useEffect(() => (expired ? refresh() : undefined), [engine, stitch, key, scope]);
 
   // A read on the provider's previous engine is let go at once, as a re-key's is.
   const previous = held.current;

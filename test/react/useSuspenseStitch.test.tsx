@@ -355,4 +355,56 @@ describe('useSuspenseStitch', () => {
     expect(screen.getByText('user Ada Lovelace')).toBeTruthy();
     expect(vendor.requests()).toBe(2);
   });
+
+  it.each([
+    ['no cache ttl (0)', undefined, 0],
+    ['data older than its cache ttl', { ttl: 60_000 }, 60_000],
+  ])('mounting on %s shows the data and refreshes it in the background, once', async (_, cache, age) => {
+    const { vendor, engine, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor, cache);
+    const first = renderStrict(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>,
+      wrapper,
+    );
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    // Its own suspended read brought the data: shown, nothing sent again.
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    first.unmount();
+    await clock.advance(age);
+
+    renderStrict(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>,
+      wrapper,
+    );
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 7, name: 'Ada Lovelace' } });
+    expect(screen.getByText('user Ada Lovelace')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+    expect(engine.getSnapshot(engine.keyOf(getUser, { params: { id: 7 } }) as string).fetching).toBe(false);
+  });
+
+  it('mounting on data younger than its cache ttl shows it and sends nothing', async () => {
+    const { vendor, clock, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor, { ttl: 60_000 });
+    const ui = (
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>
+    );
+    const first = render(ui, { wrapper });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    first.unmount();
+    await clock.advance(59_999);
+    render(ui, { wrapper });
+    await act(flushMicrotasks);
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(1);
+  });
 });
