@@ -187,6 +187,12 @@ interface Entry {
   readonly listeners: Emitter<void>;
   /** The URL (as events show it) whose answer the data is; none for data written or hydrated. */
   source: string | undefined;
+  /**
+   * For data `hydrate` took in, when it was fetched by the wall clock of the server that sent it:
+   * another state's copy is newer only if fetched later (their stamps moved onto this clock each
+   * by its own time in transit, which neither can tell).
+   */
+  fetchedAt: number | undefined;
   /** Whether the entry is in the idle list (nobody subscribes to it), and its neighbours there. */
   idle: boolean;
   older: Entry | undefined;
@@ -252,6 +258,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         snapshot: EMPTY,
         listeners: new Emitter(),
         source: undefined,
+        fetchedAt: undefined,
         idle: false,
         older: undefined,
         newer: undefined,
@@ -291,7 +298,10 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
   /** Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated). */
   const change = (key: string, patch: Partial<CacheSnapshot>, source?: string) => {
     const entry = touch(key);
-    if ('data' in patch) entry.source = source;
+    if ('data' in patch) {
+      entry.source = source;
+      entry.fetchedAt = undefined;
+    }
     const next = patched(entry.snapshot, patch);
     if (next === entry.snapshot) return;
     entry.snapshot = next;
@@ -403,13 +413,20 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       }
       for (const [key, data, stamped] of taken) {
         const local = stamped + shift;
-        const current = entries.get(key)?.snapshot.updatedAt;
+        const held = entries.get(key);
+        const current = held?.snapshot.updatedAt;
+        const fetchedAt = at === undefined || wallAt === undefined ? undefined : wallAt - (at - stamped);
         // Never let a server's older copy replace fresher data the client already has, nor data
         // fetched here while the state was on its way. A copy stamped ahead of this clock (a
         // server's clock ahead of it) is kept as stamped now, so it ages from now, however far
-        // ahead it claims to be.
-        if (current === undefined || current < local - onTheWay) {
+        // ahead it claims to be. Data another state brought is replaced by a later fetch's.
+        const newer =
+          held?.fetchedAt !== undefined && fetchedAt !== undefined
+            ? fetchedAt > held.fetchedAt
+            : current === undefined || current < local - onTheWay;
+        if (newer) {
           change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
+          (entries.get(key) as Entry).fetchedAt = fetchedAt;
         }
       }
     },

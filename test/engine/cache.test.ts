@@ -212,6 +212,27 @@ describe('createCache', () => {
     expect(other.snapshot('k')).toMatchObject({ data: { n: 1 }, updatedAt: 75_000 });
   });
 
+  it('takes in a later state’s newer copy over an earlier state’s, in whichever order they come', async () => {
+    const serverClock = createManualClock(1_000);
+    const server = createCache(serverClock, 10);
+    server.store('k', { n: 0 });
+    const older = JSON.parse(JSON.stringify(server.dehydrate()));
+    await serverClock.advance(50);
+    server.store('k', { n: 1 });
+    const newer = JSON.parse(JSON.stringify(server.dehydrate()));
+    for (const order of [
+      [older, newer],
+      [newer, older],
+    ]) {
+      // Both arrive 200 ms after the second was taken (a layout's state, then a nested page's).
+      const clock = createManualClock(90_000);
+      clock.stepWall(serverClock.wallNow() + 200 - 90_000);
+      const client = createCache(clock, 10);
+      for (const state of order) client.hydrate(state);
+      expect(client.snapshot('k').data).toEqual({ n: 1 });
+    }
+  });
+
   it("a client wall clock behind the server's counts no time on the way", async () => {
     const server = createCache(createManualClock(10_000), 10);
     server.store('k', 1);
