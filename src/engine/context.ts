@@ -75,8 +75,11 @@ export type Step =
   | { type: 'answer'; event: Payload<'response'>; at?: number }
   /** A retry's backoff sleep begins. */
   | { type: 'backoff'; event: Payload<'retry'> }
-  /** A deadline passed; a request it cut off may have taken effect at the vendor. */
-  | { type: 'timeout'; event: Payload<'timeout'> }
+  /**
+   * A deadline passed; a request it cut off may have taken effect at the vendor, unless it was
+   * `answered` in full (the deadline ended a slow `output` validator).
+   */
+  | { type: 'timeout'; event: Payload<'timeout'>; answered?: boolean }
   /** A request left and the network failed before an answer: it may have taken effect. */
   | { type: 'unanswered' }
   /**
@@ -109,7 +112,7 @@ export function advance(context: ExecutionContext<unknown>, step: Step): void {
       state.phase = 'backoff';
       break;
     case 'timeout':
-      if (step.event.dispatched) state.ambiguous = true;
+      if (step.event.dispatched && !step.answered) state.ambiguous = true;
       break;
     case 'unanswered':
       state.ambiguous = true;
@@ -162,10 +165,12 @@ export function timedOut<TData>(
   deadline: Deadline,
   attempt: number,
   dispatched: boolean,
+  answered = false,
 ): AttemptResult<TData> {
   advance(context, {
     type: 'timeout',
     event: { type: 'timeout', phase: deadline.phase, attempt, dispatched },
+    answered,
   });
   const error = failure(context, 'timeout', (deadline.signal.reason as Error).message, {
     phase: deadline.phase,

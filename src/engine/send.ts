@@ -207,8 +207,8 @@ export async function dispatch<TData>(
     // A failure while the browser is offline says nothing about the vendor.
     const isolated = offline();
     const outcome = answered || isolated ? 'neutral' : 'failure';
-    if (total.expired) return [outcome, timedOut(context, total, attempt, true)];
-    if (each.expired) return [outcome, timedOut(context, each, attempt, true)];
+    if (total.expired) return [outcome, timedOut(context, total, attempt, true, answered)];
+    if (each.expired) return [outcome, timedOut(context, each, attempt, true, answered)];
     // A connection that was never made sent nothing: it does not count as a request, and leaves
     // no doubt behind. One cut by the network going away may have reached the vendor first.
     if (sentOffline || neverConnected(error)) advance(context, { type: 'unsent' });
@@ -229,12 +229,15 @@ const REFUSED_UNSENT = new Set<unknown>(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUP
 
 /**
  * Whether `fetch` refused the request before sending anything, on its own grounds: Node's fetch
- * (undici) refuses a header it will not send (`Expect`, `Transfer-Encoding`, a control character),
- * and there may be no `fetch` at all. A browser's only says `Failed to fetch`.
+ * (undici) refuses a header it will not send (`Expect`, `Transfer-Encoding`, a control character)
+ * or a port it will not connect to, and there may be no `fetch` at all. A browser's only says `Failed to fetch`.
  */
 function refusedUnsent(error: unknown): boolean {
   for (let depth = 0; depth < 4 && typeof error === 'object' && error !== null; depth++) {
     if (error instanceof NoFetch || REFUSED_UNSENT.has((error as { code?: unknown }).code)) return true;
+    // A port fetch will not connect to (6000, 10080, …: the Fetch standard's "bad ports"), which
+    // Node's says with this message alone.
+    if ((error as { message?: unknown }).message === 'bad port') return true;
     error = (error as { cause?: unknown }).cause;
   }
   return false;

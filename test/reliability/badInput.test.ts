@@ -415,6 +415,21 @@ describe('a request fetch refuses before sending it', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('a port fetch will not connect to (6000) is that config error: nothing sent, not retried, no breaker failure', async () => {
+    const { engine } = await startScenario();
+    const circuit = { key: uniqueKey('x11'), failures: 1 };
+    const read = stitch({ name: uniqueKey('x11'), url: 'http://127.0.0.1:6000/x', retry: 3, circuit });
+    const error = await rejection(read(undefined, { engine }));
+    expect(error).toMatchObject({
+      kind: 'config',
+      field: 'fetch',
+      attempts: 1,
+      requests: 0,
+      ambiguous: false,
+    });
+    expect(await engine.circuitState(circuit.key)).toEqual({ state: 'closed', failures: 0 });
+  });
+
   it('with no fetch on the platform, every call is that config error, saying how to give one', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
     const read = stitch({ name: uniqueKey('read'), url: vendor.url('/x') });

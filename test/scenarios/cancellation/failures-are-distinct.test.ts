@@ -105,7 +105,8 @@ describe('timeouts: each and total are distinct, and neither is a cancel', () =>
       const run = read(undefined, { engine });
       await checking;
       await clock.advance(1_000);
-      expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase, requests: 1 });
+      // Answered in full: sent, yet nothing is in doubt.
+      expect(await rejection(run)).toMatchObject({ kind: 'timeout', phase, requests: 1, ambiguous: false });
       expect(vendor.ledger.map((entry) => [entry.answered, entry.hungUp])).toEqual([[true, false]]);
       expect(clock.pending()).toBe(0);
       // The vendor answered in full: its breaker (one failure opens it) counted nothing.
