@@ -8,7 +8,7 @@ import { type CacheOptions, type CachePolicy, normalizeCache } from './cache';
 import type { CircuitOptions, CircuitPolicy } from './circuit';
 import { checkKnown, configError, type StitchError } from './errors';
 import type { CancelPhase } from './events';
-import type { IdempotencyOptions, IdempotencyPolicy } from './idempotency';
+import { type IdempotencyOptions, type IdempotencyPolicy, refuseKeyHeader } from './idempotency';
 import type { Ledger } from './ledger';
 import type { Part } from './parts';
 import { isRecord } from './record';
@@ -438,6 +438,7 @@ export function define<TData, TInput extends StitchInput>(
   } catch {
     throw configError(name, 'headers', 'must be valid header names and values');
   }
+  if (idempotency) refuseKeyHeader(name, idempotency.header, config.headers);
   const definition = Object.freeze({
     name,
     method,

@@ -79,6 +79,8 @@ export function idempotencyKeyFor<TInput>(
   callerKey: string | undefined,
   stitchName = '',
 ): string | undefined {
+  if (policy)
+    refuseKeyHeader(stitchName, policy.header, (input as { headers?: unknown } | undefined)?.headers);
   if (callerKey !== undefined) return checkKey(callerKey, stitchName, 'idempotencyKey');
   if (!policy) return undefined;
   if (!policy.keyOf) return mintKey();
@@ -90,6 +92,20 @@ export function idempotencyKeyFor<TInput>(
     throw asConfigError(error, stitchName, 'idempotency.keyOf');
   }
   return checkKey(key, stitchName, 'idempotency.keyOf');
+}
+
+/**
+ * Refuses `headers` (a stitch's, or a call's input's) that set the header the
+ * engine sends the idempotency key in: it would be replaced by the engine's key without a word,
+ * and the caller who meant it as the key (as with axios) would lose the protection across re-issues.
+ */
+export function refuseKeyHeader(stitchName: string, header: string, headers: unknown): void {
+  if (typeof headers !== 'object' || headers === null) return;
+  const wanted = header.toLowerCase();
+  const given = Object.keys(headers).find((name) => name.toLowerCase() === wanted);
+  if (given === undefined) return;
+  const fix = 'pass the key as the call option `idempotencyKey`, or give the stitch `idempotency.keyOf`';
+  throw configError(stitchName, `headers.${given}`, `is where the engine sends the idempotency key: ${fix}`);
 }
 
 function checkKey(key: unknown, stitchName: string, field: string): string {

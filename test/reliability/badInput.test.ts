@@ -386,6 +386,33 @@ describe('a ReadableStream body', () => {
   });
 });
 
+describe('the idempotency key’s header set by hand', () => {
+  it('in a call’s input headers is refused, naming it, nothing sent: the engine would replace it', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/c'),
+      idempotency: true,
+    });
+    const run = charge({ body: { cents: 1 }, headers: { 'idempotency-key': 'order-42' } }, { engine });
+    await expectRefused(run, vendor, engine, 'headers.idempotency-key');
+    expect((await rejection(run)).message).toContain('idempotencyKey');
+  });
+
+  it('in a stitch’s headers is refused when it is defined, naming it (a custom header too)', () => {
+    const define = (idempotency: true | { header: string }, headers: Record<string, string>) => () =>
+      stitch({ name: uniqueKey('charge'), method: 'POST', url: 'https://api.test/c', idempotency, headers });
+    expect(define(true, { 'Idempotency-Key': 'x' })).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'headers.Idempotency-Key' }),
+    );
+    expect(define({ header: 'X-Request-Id' }, { 'x-request-id': 'x' })).toThrow(
+      expect.objectContaining({ kind: 'config', field: 'headers.x-request-id' }),
+    );
+    expect(define(true, { 'X-Request-Id': 'x' })).not.toThrow();
+  });
+});
+
 describe('a request fetch refuses before sending it', () => {
   it('is a config error naming fetch: nothing counted as sent, not retried, not a breaker failure', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
