@@ -83,7 +83,8 @@ export async function runAttempt<TData>(
   } catch {
     return { type: 'aborted' };
   }
-  if (typeof slot !== 'function') return { type: 'failure', error: slot, retryAfter: slot.retryAfter };
+  if (typeof slot !== 'function')
+    return { type: 'failure', error: slot, retryAfter: slot.retryAfter, throttled: true };
   const release = slot;
   const sentBefore = state.requests;
   let admission: Admission | undefined;

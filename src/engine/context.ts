@@ -130,8 +130,11 @@ export const left = (context: ExecutionContext<unknown>): boolean => context.lif
 export type AttemptResult<TData> =
   /** `at`: when its answer arrived, on the engine's clock. */
   | { type: 'success'; data: TData; at?: number }
-  /** `opened`: recording this failure opened the breaker, so a retry would only be refused. */
-  | { type: 'failure'; error: StitchError; retryAfter: number | undefined; opened?: true }
+  /**
+   * `opened`: recording this failure opened the breaker, so a retry would only be refused.
+   * `throttled`: the throttle gave up on a slot for it (`maxWait`, the deadline): nothing was sent.
+   */
+  | { type: 'failure'; error: StitchError; retryAfter: number | undefined; opened?: true; throttled?: true }
   | { type: 'aborted' };
 
 /** Builds an error carrying the execution's counters at the moment it is made. */

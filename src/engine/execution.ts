@@ -36,9 +36,10 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
       if (result.type !== 'failure') return result;
       // This call's own failures opened the breaker: report what the vendor said, not 'circuit-open'.
       // An open breaker is never retried, that answer included, nor the failure that opened it:
-      // each retry would only wait to be refused (and spend the retry budget).
+      // each retry would only wait to be refused (and spend the retry budget). So with a retry
+      // the throttle gave up on: the vendor's answer is the call's, not a wait for a slot.
       const refused = result.error.kind === 'circuit-open';
-      const error = refused && previous ? previous : result.error;
+      const error = (refused || result.throttled) && previous ? previous : result.error;
       previous = error;
       if (refused || result.opened || attempt >= retry.attempts || !isRetryable(error, retry))
         return fail(context, error);

@@ -522,6 +522,43 @@ describe('user code that throws, and calls that fail on their own', () => {
     expect(result.error).toMatchObject({ kind: 'http', status: 503, requests: 2 });
   });
 
+  it("a retry the throttle gives up on (maxWait) reports the vendor's answer, not the wait for a slot", async () => {
+    const clock = createManualClock();
+    let calls = 0;
+    let secondSent = () => {};
+    const sent = new Promise<void>((resolve) => {
+      secondSent = resolve;
+    });
+    let answerSecond = () => {};
+    const fetch = async () => {
+      calls += 1;
+      if (calls === 1) return json({ error: 'down' }, 503);
+      secondSent();
+      await new Promise<void>((resolve) => {
+        answerSecond = resolve;
+      });
+      return json({ ok: true });
+    };
+    const engine = createEngine({ fetch, clock });
+    const read = stitch({
+      name: uniqueKey('throttled-retry'),
+      url: 'https://api.test/x',
+      retry: { attempts: 2, backoff: { base: 100, jitter: 'none' } },
+      throttle: { concurrency: 1, maxWait: 50 },
+      circuit: false,
+    });
+    const first = read({ query: { q: 'a' } }, { engine });
+    await clock.untilPending();
+    // Another call takes the one slot while the first sleeps before its retry.
+    const other = read({ query: { q: 'b' } }, { engine });
+    await sent;
+    await clock.advance(100);
+    await clock.advance(50);
+    expect(await rejection(first)).toMatchObject({ kind: 'http', status: 503, requests: 1 });
+    answerSecond();
+    await expect(other).resolves.toEqual({ ok: true });
+  });
+
   it('once its own failures open the breaker, it retries no more: no backoff against an open breaker', async () => {
     const clock = createManualClock();
     const engine = createEngine({ fetch: failing(503) as unknown as typeof globalThis.fetch, clock });
