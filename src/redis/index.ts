@@ -17,12 +17,19 @@ import {
 } from '../engine/shared';
 import { lateOf } from '../engine/store';
 import { createSharedBudget } from './budget';
-import { commandsOf, type IoRedisClient, type NodeRedisClient, type RedisClient, scriptsOf } from './client';
+import {
+  commandsOf,
+  type IoRedisClient,
+  type NodeRedisClient,
+  type NodeRedisClusterClient,
+  type RedisClient,
+  scriptsOf,
+} from './client';
 import { BUDGET, CIRCUIT, CLAIM, END_RATE, SETTLE, TAKE_RATE, TAKE_SLOT } from './scripts';
 import { createSharedThrottle } from './throttle';
 
 export type { SharedState } from '../engine/shared';
-export type { IoRedisClient, NodeRedisClient, RedisClient };
+export type { IoRedisClient, NodeRedisClient, NodeRedisClusterClient, RedisClient };
 
 /** Options of {@link createRedisStore}. */
 export interface RedisStoreOptions {
@@ -98,7 +105,8 @@ const describeRaw = (raw: string): string => {
  * records in Redis. Every operation is one Lua script (one round trip) timed by the
  * server's clock, and every key it writes expires. The client must be connected (`await
  * client.connect()` for node-redis); while it is not, calls fail open with a `store` event.
- * @param client a connected `redis` (node-redis) or `ioredis` client; Stitch never closes it.
+ * @param client a connected `redis` (node-redis) or `ioredis` client, of one node or a cluster
+ *   (`createCluster`, `new Cluster`); Stitch never closes it.
  * @throws StitchError of kind `'config'` naming `client` or `prefix`.
  */
 export function createRedisStore(client: RedisClient, options: RedisStoreOptions = {}): SharedState {
@@ -109,14 +117,14 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
   checkKnown(undefined, '', options, ['prefix']);
   const { prefix = 'stitch:' } = options;
   if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
+  /** Takes member `id` (a grant, a slot) out of the sorted set `name`. */
+  const forget = (name: string, id: string) => send(['ZREM', name, id], name);
 
   return {
     async circuit(key, command, limits): Promise<CircuitChange> {
       const args = [JSON.stringify(command), JSON.stringify(limits), String(Math.ceil(circuitTtl(limits)))];
-      const change = parse(
-        await run(CIRCUIT, [`${prefix}circuit:${key}`], args),
-        'a breaker change',
-      ) as Record<string, unknown>;
+      const reply = await run(CIRCUIT, `${prefix}circuit:${key}`, args);
+      const change = parse(reply, 'a breaker change') as Record<string, unknown>;
       if (typeof change?.now !== 'number') throw garbage('a breaker change');
       const read = { from: asState(change.from), to: asState(change.to), now: change.now };
       if (typeof change.corrupt === 'string') return { ...read, corrupt: describeRaw(change.corrupt) };
@@ -126,7 +134,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
     async claim(key, owner, lease): Promise<Claim> {
       const pending: IdempotencyRecord = { state: 'pending', owner };
       const args = [JSON.stringify(pending), String(Math.ceil(lease))];
-      const reply = await run(CLAIM, [`${prefix}idempotency:${key}`], args);
+      const reply = await run(CLAIM, `${prefix}idempotency:${key}`, args);
       if (reply === null) return { status: 'claimed' };
       const record = parse(reply, 'an idempotency claim') as IdempotencyRecord;
       if (record?.state === 'done' && record.data !== undefined) return { status: 'done', data: record.data };
@@ -137,31 +145,27 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
     async settle(key, owner, outcome, ttl) {
       const done: IdempotencyRecord | undefined = outcome && { state: 'done', data: outcome.data };
       const args = [owner, done ? JSON.stringify(done) : '', String(Math.ceil(ttl))];
-      await again(() => run(SETTLE, [`${prefix}idempotency:${key}`], args));
+      await again(() => run(SETTLE, `${prefix}idempotency:${key}`, args));
     },
     async takeRate(key, rate, id) {
-      const reply = await run(
-        TAKE_RATE,
-        [`${prefix}rate:${key}`],
-        [String(rate.count), String(rate.per), id],
-      );
+      const reply = await run(TAKE_RATE, `${prefix}rate:${key}`, [String(rate.count), String(rate.per), id]);
       if (typeof reply !== 'number') throw garbage('a rate grant');
       return reply;
     },
     async returnRate(key, id) {
-      await again(() => send(['ZREM', `${prefix}rate:${key}`, id]));
+      await again(() => forget(`${prefix}rate:${key}`, id));
     },
     async endRate(key, id) {
-      await again(() => run(END_RATE, [`${prefix}rate:${key}`], [id]));
+      await again(() => run(END_RATE, `${prefix}rate:${key}`, [id]));
     },
     async takeSlot(key, limit, id, lease) {
       const args = [String(limit), String(Math.ceil(lease)), id];
-      const reply = await run(TAKE_SLOT, [`${prefix}slots:${key}`], args);
+      const reply = await run(TAKE_SLOT, `${prefix}slots:${key}`, args);
       if (typeof reply !== 'number') throw garbage('a concurrency slot');
       return reply;
     },
     async returnSlot(key, id) {
-      await again(() => send(['ZREM', `${prefix}slots:${key}`, id]));
+      await again(() => forget(`${prefix}slots:${key}`, id));
     },
     async budget(key, limits, calls, retry) {
       const args = [
@@ -172,7 +176,7 @@ export function createRedisStore(client: RedisClient, options: RedisStoreOptions
         String(calls),
         retry ? '1' : '0',
       ];
-      const reply = await run(BUDGET, [`${prefix}budget:${key}`], args);
+      const reply = await run(BUDGET, `${prefix}budget:${key}`, args);
       if (reply !== 0 && reply !== 1) throw garbage('a retry budget');
       return reply === 1;
     },

@@ -24,7 +24,7 @@ export async function takeSharedRate(
   rate: RateLimits,
   options: SharedWaitOptions,
 ): Promise<Release> {
-  // A refused take writes nothing, so every ask of one wait can use the same id.
+  // A refused take writes no grant, so every ask of one wait can use the same id.
   const id = mintKey();
   await waitFor(
     clock,
@@ -39,7 +39,8 @@ export async function takeSharedRate(
   return (unused = false) => {
     if (released) return;
     released = true;
-    // Off the call's path: a lost write only leaves the grant counted until 2 × per after it.
+    // Off the call's path: a lost write only leaves the grant scored `per` after it, as if its
+    // request had been out that long.
     (unused ? store.returnRate(key, id) : store.endRate(key, id)).catch(() => {});
   };
 }

@@ -112,22 +112,37 @@ local function score(ms) return string.format('%.3f', ms) end
 /**
  * KEYS[1] the rate window: a sorted set of grant ids, each scored by the last time its request
  * may reach the vendor: `per` after the grant while it is out, the time it ended once it has
- * (END_RATE). A grant counts while its score is within `per` of now, so a request that took
- * longer to arrive than its neighbours cannot land in the same window as `count` later ones.
- * ARGV: count, per (ms), id. Returns 0 when the grant is taken, else how many ms until one may
- * be (a grant still out may end now: it leaves `per` from now at the earliest).
+ * (END_RATE). A grant counts for a caller while its score is within the caller's `per` of now, so
+ * a request that took longer to arrive than its neighbours cannot land in the same window as
+ * `count` later ones. ARGV: count, per (ms), id. Returns 0 when the grant is taken, else how many
+ * ms until one may be (a grant still out may end now: it leaves `per` from now at the earliest).
+ *
+ * Stitches of different `per` may share the key, each counting every grant within its own `per`
+ * (as the memory store's throttle does): grants are kept for the longest `per` the key has seen,
+ * and so is the key. That `per` is kept in the set itself, as member `longest-per` scored minus
+ * it (grants are scored by server times, all positive), so it expires with the grants it keeps,
+ * and the script stays on one key (one cluster slot).
  */
 export const TAKE_RATE = `${PRECISE_NOW}
 local count = tonumber(ARGV[1])
 local per = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(now - per))
-local held = redis.call('ZCARD', KEYS[1])
+local known = -(tonumber(redis.call('ZSCORE', KEYS[1], 'longest-per')) or 0)
+local longest = math.max(per, known)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, score(now - longest))
+-- Each write keeps the key 2 × longest (a grant scored per ≤ longest after it counts up to
+-- longest after that): never shorter than before, since longest only grows while the key lives.
+if longest > known then
+  redis.call('ZADD', KEYS[1], -longest, 'longest-per')
+  redis.call('PEXPIRE', KEYS[1], math.ceil(2 * longest))
+end
+local held = redis.call('ZCOUNT', KEYS[1], '(' .. score(now - per), '+inf')
 if held < count then
   redis.call('ZADD', KEYS[1], score(now + per), ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], math.ceil(2 * per))
+  redis.call('PEXPIRE', KEYS[1], math.ceil(2 * longest))
   return 0
 end
-local leaving = redis.call('ZRANGE', KEYS[1], held - count, held - count, 'WITHSCORES')
+-- The count-th latest grant is within this caller's window (held >= count): the wait is its.
+local leaving = redis.call('ZRANGE', KEYS[1], -count, -count, 'WITHSCORES')
 return math.max(1, math.ceil(math.min(tonumber(leaving[2]), now) + per - now))
 `;
 

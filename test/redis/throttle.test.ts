@@ -60,6 +60,16 @@ const oneSharedSlot = (s: Awaited<ReturnType<typeof setup>>, key: string) =>
     throttle: { key, concurrency: 1, maxWait: 0, shared: { concurrency: true } },
   });
 
+/** Resolves once the server's clock (the windows' clock) has moved `ms` on: round trips, no sleep. */
+async function serverTimePasses(ms: number) {
+  const now = async () => {
+    const [seconds, micros] = (await redis.send(['TIME'])) as [string, string];
+    return Number(seconds) * 1_000 + Number(micros) / 1_000;
+  };
+  const until = (await now()) + ms;
+  while ((await now()) < until);
+}
+
 /** Resolves at the run's first `queued` event. */
 async function queued(run: StitchRun<unknown>) {
   for await (const event of run.stream()) if (event.type === 'queued') return event;
@@ -183,5 +193,48 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
       held = Number(await redis.send(['ZCARD', `${s.prefix}slots:flushed`]));
     expect(held).toBe(0);
     expect((await pooled(undefined, { engine: s.engine }).safe()).error?.message).toBeUndefined();
+  });
+  it('stitches with different rates on one key: a shorter `per` neither forgets the longer one’s grants nor ends the key early', async () => {
+    await using s = await setup();
+    const calls = (name: string, rate: ThrottleOptions['rate']) =>
+      stitch({
+        name,
+        url: s.vendor.url(`/${name}`),
+        coalesce: false,
+        circuit: false,
+        retry: 1,
+        throttle: { rate, maxWait: 0 },
+      });
+    const exportReport = calls('export', { count: 3, per: 60_000 });
+    // 1 a ms: by the time it is called, every export grant has left its window.
+    const search = calls('search', { count: 1, per: 1 });
+    const outcome = async (run: StitchRun<unknown>) => (await run.safe()).error?.kind ?? 'ok';
+
+    for (let n = 0; n < 3; n++)
+      expect(await outcome(exportReport(undefined, { engine: s.engine }))).toBe('ok');
+    // Each export request has ended (its grant is scored by its end), and is more than 1 ms old.
+    await serverTimePasses(2);
+    expect(await outcome(search(undefined, { engine: s.engine }))).toBe('ok');
+    // The search's own window counted only what is within its 1 ms, and trimmed nothing the
+    // export's 60 s window still counts: three grants in the last minute, so no fourth.
+    for (let n = 0; n < 3; n++) {
+      const refused = (await exportReport(undefined, { engine: s.engine }).safe()).error;
+      expect(refused).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      expect(refused?.retryAfter).toBeGreaterThan(50_000);
+    }
+    expect(s.vendor.requests()).toBe(4);
+    // The key lives as long as the longest window needs it, not 2 × the last caller's 1 ms.
+    const pttl = Number(await redis.send(['PTTL', `${s.prefix}rate:${s.vendor.origin}`]));
+    expect(pttl).toBeGreaterThan(100_000);
+    expect(pttl).toBeLessThanOrEqual(120_000);
+  });
+  it('a longer `per` refused at its first call already makes the key keep its grants that long', async () => {
+    await using s = await setup();
+    const store = s.store as ThrottleStore;
+    expect(await store.takeRate('mixed', { count: 1, per: 1_000 }, 'a')).toBe(0);
+    // Refused (`a` is within its minute): the key keeps 2 minutes of grants from now on, so a
+    // 1 s caller's take trims nothing it still counts, and the key outlives `a` by a minute.
+    expect(await store.takeRate('mixed', { count: 1, per: 60_000 }, 'b')).toBeGreaterThan(50_000);
+    expect(Number(await redis.send(['PTTL', `${s.prefix}rate:mixed`]))).toBeGreaterThan(100_000);
   });
 });
