@@ -4,7 +4,15 @@
  */
 import { onAbortShared, raceAbort } from './abort';
 import type { Admission } from './circuit';
-import { type AttemptResult, advance, type ExecutionContext, failure, left, timedOut } from './context';
+import {
+  type AttemptResult,
+  advance,
+  type ExecutionContext,
+  failure,
+  left,
+  timedOut,
+  UNANSWERED,
+} from './context';
 import { isStitchError, reasonMessage, type StitchError } from './errors';
 import { isPending } from './maybe';
 import { dispatch } from './send';
@@ -126,6 +134,8 @@ export async function runAttempt<TData>(
             admitting.then((late) => {
               if (late.admitted) late.admission.record('neutral');
             });
+            // The deadline, not the caller, ended the wait: the run says the store was why.
+            if (total.expired) context.emit({ type: 'store', operation: 'circuit', key, error: UNANSWERED });
             throw error;
           });
       if (!verdict.admitted) {

@@ -162,6 +162,9 @@ export function failure<TData>(
   return extra.retryable === undefined ? judge(details, context.retry) : new StitchError(details);
 }
 
+/** What a `store` event says of a store operation the call's total deadline passed waiting for. */
+export const UNANSWERED = 'the store had not answered when the total deadline passed';
+
 /** A deadline's ending as the attempt's result: a `timeout` failure of its phase. */
 export function timedOut<TData>(
   context: ExecutionContext<TData>,

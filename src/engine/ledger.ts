@@ -10,7 +10,7 @@
  */
 import { linkSignals, raceAbort } from './abort';
 import type { Clock } from './clock';
-import { type ExecutionContext, left } from './context';
+import { type ExecutionContext, left, UNANSWERED } from './context';
 import { reasonMessage } from './errors';
 import { type ExecutionResult, expiredTotal } from './execution';
 import { mintKey } from './idempotency';
@@ -167,6 +167,8 @@ export function createLedger(shared: Pick<SharedState, 'claim' | 'settle'>): Led
         } catch (error) {
           if (total.signal.aborted) {
             settleLate(undefined);
+            // The deadline, not the caller, ended the wait: the run says the store was why.
+            if (!left(context)) storeError(UNANSWERED);
             return stopped();
           }
           // Fail open: an unreachable store must not stop the write, only its de-duplication.

@@ -428,20 +428,41 @@ it('an abort while the breaker waits on a slow store hands the throttle slot bac
   expect(eventTypes((await second.report()).events)).not.toContain('queued');
 });
 
-it('the total deadline ends a wait on a slow store, sending nothing', async () => {
-  const { fetch, calls } = stubFetch();
-  const clock = createManualClock();
-  const never = () => new Promise<never>(() => {});
-  const store: Store = { get: never, set: never, delete: never, update: never };
-  const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
-  const read = stitch({ name: uniqueKey('slow-store-total'), url: 'https://api.test/x', timeout: 100 });
-  const run = read(undefined, { engine });
-  await clock.untilPending(2);
-  await clock.advance(100);
-  const result = await run.safe();
-  expect(result.error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
-  expect(calls).toHaveLength(0);
-});
+it.each([
+  ['the breaker', 'circuit', {}, undefined],
+  [
+    'an idempotency record',
+    'idempotency',
+    { method: 'POST', circuit: false, idempotency: { keyOf: () => 'k' } },
+    { body: {} },
+  ],
+] as const)(
+  'the total deadline ends a wait on a slow store for %s, sending nothing; a store event says why',
+  async (_, operation, config, input) => {
+    const { fetch, calls } = stubFetch();
+    const clock = createManualClock();
+    const never = () => new Promise<never>(() => {});
+    const store: Store = { get: never, set: never, delete: never, update: never };
+    const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
+    const call = stitch({
+      name: uniqueKey('slow-store-total'),
+      url: 'https://api.test/x',
+      timeout: 100,
+      ...config,
+    });
+    const run = call(input as never, { engine });
+    await clock.untilPending(2);
+    await clock.advance(100);
+    const result = await run.safe();
+    expect(result.error).toMatchObject({ kind: 'timeout', phase: 'total', requests: 0 });
+    expect(calls).toHaveLength(0);
+    const events = (await run.report()).events;
+    expect(events.find((event) => event.type === 'store')).toMatchObject({
+      operation,
+      error: 'the store had not answered when the total deadline passed',
+    });
+  },
+);
 
 describe('user code that throws, and calls that fail on their own', () => {
   const failing = (status: number) => async () => json({ error: 'down' }, status);
