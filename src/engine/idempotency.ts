@@ -95,9 +95,9 @@ export function idempotencyKeyFor<TInput>(
 }
 
 /**
- * Refuses `headers` (a stitch's, or a call's input's) that set the header the
- * engine sends the idempotency key in: it would be replaced by the engine's key without a word,
- * and the caller who meant it as the key (as with axios) would lose the protection across re-issues.
+ * Refuses `headers` (a stitch's, or a call's input's) that set the header the engine sends the
+ * idempotency key in: the engine's key would replace it without a word, and a caller who meant it
+ * as the key (as with axios) would lose the protection across re-issues.
  */
 export function refuseKeyHeader(stitchName: string, header: string, headers: unknown): void {
   if (typeof headers !== 'object' || headers === null) return;

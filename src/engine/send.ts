@@ -230,7 +230,8 @@ const REFUSED_UNSENT = new Set<unknown>(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUP
 /**
  * Whether `fetch` refused the request before sending anything, on its own grounds: Node's fetch
  * (undici) refuses a header it will not send (`Expect`, `Transfer-Encoding`, a control character)
- * or a port it will not connect to, and there may be no `fetch` at all. A browser's only says `Failed to fetch`.
+ * or a port it will not connect to, and there may be no `fetch` at all. A browser's only says
+ * `Failed to fetch`.
  */
 function refusedUnsent(error: unknown): boolean {
   for (let depth = 0; depth < 4 && typeof error === 'object' && error !== null; depth++) {
