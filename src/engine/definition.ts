@@ -120,6 +120,19 @@ interface PolicyValues {
 }
 
 /** Whether `value` is a policy value of `kind` (not an options object). */
+/**
+ * Refuses another policy's value where `field`'s belongs (`idempotency: retry(2)`): a `config`
+ * error saying which one it is, not options read wrong.
+ */
+export function refuseOtherPolicy(value: unknown, field: string, name: string): void {
+  const { policy, resolve } = (typeof value === 'object' && value !== null ? value : {}) as {
+    policy?: unknown;
+    resolve?: unknown;
+  };
+  if (typeof policy === 'string' && typeof resolve === 'function')
+    throw configError(name, field, `is the value of ${policy}(…), not of ${field}(…)`);
+}
+
 export function isPolicyValue<TKind extends keyof PolicyValues>(
   value: unknown,
   kind: TKind,

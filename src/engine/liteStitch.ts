@@ -14,8 +14,9 @@ import type {
   StitchConfig,
   ThrottleValue,
 } from './definition';
-import { define, isPolicyValue } from './definition';
+import { define, isPolicyValue, refuseOtherPolicy } from './definition';
 import { configError } from './errors';
+import { isRecord } from './record';
 import type { StitchInput } from './request';
 import { SINGLE_ATTEMPT } from './retry';
 
@@ -45,11 +46,12 @@ function asValue<TKind extends 'retry' | 'circuit' | 'throttle' | 'idempotency'>
 ) {
   if (value === undefined || value === false) return undefined;
   if (isPolicyValue(value, kind)) return value;
-  throw configError(
-    name,
-    kind,
-    `must be ${kind}(…) or false: stitch-fetch/lite takes policies as values (options objects need 'stitch-fetch')`,
-  );
+  refuseOtherPolicy(value, kind, name);
+  // An options object is what the main entry takes: say where to find it.
+  const hint = isRecord(value)
+    ? ": stitch-fetch/lite takes policies as values (options objects need 'stitch-fetch')"
+    : '';
+  throw configError(name, kind, `must be ${kind}(…) or false${hint}`);
 }
 
 const valuesOnly: PolicyForms = {

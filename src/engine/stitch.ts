@@ -5,10 +5,10 @@ import {
   isPolicyValue,
   type PolicyForms,
   type ResolvedInput,
+  refuseOtherPolicy,
   type Stitch,
   type StitchConfig,
 } from './definition';
-import { configError } from './errors';
 import { normalizeIdempotency } from './idempotency';
 import { records } from './ledger';
 import type { StitchInput } from './request';
@@ -40,17 +40,9 @@ const objectsOrValues: PolicyForms = {
       : { policy: normalizeIdempotency(options(value, 'idempotency', name), name), records },
 };
 
-/**
- * `value` as the options of the `field` policy, unless it is another policy's value (`idempotency:
- * retry(2)`): that is a `config` error, not options read wrong.
- */
+/** `value` as the options of the `field` policy, unless it is another policy's value. */
 function options(value: unknown, field: string, name: string): never {
-  const { policy, resolve } = (typeof value === 'object' && value !== null ? value : {}) as {
-    policy?: unknown;
-    resolve?: unknown;
-  };
-  if (typeof policy === 'string' && typeof resolve === 'function')
-    throw configError(name, field, `is the value of ${policy}(…), not of ${field}(…)`);
+  refuseOtherPolicy(value, field, name);
   return value as never;
 }
 

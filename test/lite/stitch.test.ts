@@ -136,6 +136,26 @@ describe('stitch-fetch/lite', () => {
     expect((error as Error).message).toContain(`must be ${field}(…) or false`);
   });
 
+  it.each([
+    ['circuit', { circuit: retry(3) }, 'is the value of retry(…), not of circuit(…)'],
+    [
+      'idempotency',
+      { idempotency: throttle({ concurrency: 1 }) },
+      'is the value of throttle(…), not of idempotency(…)',
+    ],
+    ['retry', { retry: null }, 'must be retry(…) or false'],
+  ])(
+    'refuses another policy’s value or no value for %s, saying which (no options-object hint)',
+    (field, policy, said) => {
+      const error = thrownBy(() =>
+        stitch({ name: 'searchUsers', url: 'https://api.example.com/search', ...(policy as object) }),
+      );
+      expect(error).toMatchObject({ kind: 'config', field });
+      expect((error as Error).message).toContain(said);
+      expect((error as Error).message).not.toContain('options objects');
+    },
+  );
+
   it('validates a value when the stitch is defined, naming the stitch and the field', () => {
     const error = thrownBy(() =>
       stitch({ name: 'searchUsers', url: 'https://api.example.com/search', retry: retry({ attempts: 0 }) }),
