@@ -103,14 +103,32 @@ export const STITCH_PROVIDER = {
   children: ANY,
 } satisfies Rules;
 
-/** Per set of rules, the options they require (whose rule refuses `undefined`), found once. */
-const required = new WeakMap<Rules, readonly string[]>();
+/** One option's rule, as checked: its name, whether `undefined` passes it, the rule itself. */
+type Checked = readonly [field: string, absentOk: boolean, valid: Rule[0], problem: string];
+
+/** Each set of rules as a list, with whether each accepts `undefined`, worked out once. */
+const checkedRules = new WeakMap<Rules, readonly Checked[]>();
+
+const checkedOf = (rules: Rules): readonly Checked[] => {
+  let checked = checkedRules.get(rules);
+  if (checked === undefined) {
+    checked = Object.entries(rules).map(([field, [valid, problem]]) => [
+      field,
+      valid(undefined),
+      valid,
+      problem,
+    ]);
+    checkedRules.set(rules, checked);
+  }
+  return checked;
+};
 
 /**
- * Throws a `config` error naming an option of `hook`'s (a provider's prop) that breaks `rules`: a
- * controller where its signal belongs, a negative `staleTime`, a `pageInput` naming nothing, a
- * misspelt one. Checked as the hook is given them, a wrong option never turns into a TypeError, a
- * garbage request or a silent default later. `prefix` names where the options sit (`defaults.`).
+ * Throws a `config` error naming the first of `hook`'s options (a provider's props) that breaks
+ * `rules`: a controller where its signal belongs, a negative `staleTime`, a `pageInput` naming
+ * nothing, a misspelt one. Checked as the hook is given them, a wrong option never turns into a
+ * TypeError, a garbage request or a silent default later. `prefix` names where the options sit
+ * (`defaults.`).
  */
 export function checkOptions(
   hook: string,
@@ -126,28 +144,24 @@ export function checkOptions(
 }
 
 /**
- * The first of the options given, then of those `rules` require, that breaks them, and why. It
- * runs at every render of every reader, so it looks only at those: most readers give an option or
- * two of a dozen.
+ * The first option that breaks `rules`, and why: each read as the hook reads it (a getter, an
+ * inherited one, a proxy's), then any own one that is not an option. It runs at every render of
+ * every reader, so an absent option costs a read and no call.
  */
 function problemOf(options: unknown, rules: Rules): readonly [field: string, problem: string] | undefined {
   if (typeof options !== 'object' || options === null) return ['options', 'must be an object'];
   const given = options as Record<string, unknown>;
-  // Inherited options too, as the hook reads them.
+  const checked = checkedOf(rules);
+  // Index loops, no destructuring: this is most of what a reader's render costs here.
+  for (let index = 0; index < checked.length; index++) {
+    const rule = checked[index] as Checked;
+    const value = given[rule[0]];
+    if (value === undefined ? !rule[1] : !rule[2](value)) return [rule[0], rule[3]];
+  }
+  // A misspelt option (or another library's name for one) would otherwise do nothing, silently.
   for (const field in given) {
-    const rule = Object.hasOwn(rules, field) ? rules[field] : undefined;
-    if (rule !== undefined) {
-      if (!rule[0](given[field])) return [field, rule[1]];
-    } else if (Object.hasOwn(given, field)) {
-      // A misspelt option (or another library's name for one) would otherwise do nothing, silently.
+    if (Object.hasOwn(given, field) && !Object.hasOwn(rules, field))
       return [field, `is not an option (${Object.keys(rules).join(', ')})`];
-    }
   }
-  let needed = required.get(rules);
-  if (needed === undefined) {
-    needed = Object.keys(rules).filter((field) => !(rules[field] as Rule)[0](undefined));
-    required.set(rules, needed);
-  }
-  for (const field of needed) if (!(field in given)) return [field, (rules[field] as Rule)[1]];
   return undefined;
 }

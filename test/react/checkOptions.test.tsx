@@ -44,8 +44,19 @@ it.each<[string, Record<string, unknown>]>([
   // Options that do not exist (another library's name, a misspelling) would do nothing, silently.
   ['refetchOnWindowFocus', { refetchOnWindowFocus: true }],
   ['keepPreviousData', { keepPreviousData: true }],
-  // Read as the hook reads it: an option from the object's prototype is checked too.
+  // Read as the hook reads it: an option from the object's prototype, a class's getter, one
+  // that is not enumerable, a proxy's, is checked too.
   ['staleTime', Object.create({ staleTime: -1 })],
+  [
+    'staleTime',
+    new (class {
+      get staleTime() {
+        return -5;
+      }
+    })(),
+  ],
+  ['signal', Object.defineProperty({}, 'signal', { value: new AbortController() })],
+  ['debounce', new Proxy({}, { get: (_, key) => (key === 'debounce' ? 'soon' : undefined) })],
 ])('useStitch refuses a wrong %s, sending nothing', async (field, options) => {
   const { vendor, wrapper } = await setup();
   const getUser = userStitch(vendor);
