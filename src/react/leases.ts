@@ -232,22 +232,30 @@ export function renewLease(
       }
       // Forgotten at once: each reader shows its own abort, and a reader on a live signal (a
       // boundary reset with a new one, a later mount) reads again.
-      for (const asked of state.signals.keys()) endedBy.set(asked, state);
+      for (const asked of state.signals.keys()) {
+        const ended = endedBy.get(asked) ?? [];
+        ended.push({ engine, key, lease: state });
+        endedBy.set(asked, ended);
+      }
       release(engine, key, state, reason);
     }),
   );
 }
 
-/** The read each signal's abort ended, with every other reader's: what it had sent is its error's. */
-const endedBy = new WeakMap<AbortSignal, LeaseState>();
+/**
+ * The reads each signal's abort ended, with every other reader's (one route's signal may end the
+ * reads of several keys): what each had sent is its error's.
+ */
+const endedBy = new WeakMap<AbortSignal, Array<{ engine: Engine; key: string; lease: LeaseState }>>();
 
 /**
- * The error of the read that the abort of `signal` ended (with every other reader's signal
- * aborted), once it settled: it says what the read had sent (`attempts`, `requests`, `url`).
- * `undefined` when that abort ended no read.
+ * The error of the read of `key` that the abort of `signal` ended (with every other reader's
+ * signal aborted), once it settled: it says what the read had sent (`attempts`, `requests`,
+ * `url`). `undefined` when that abort ended no read of the key.
  */
-export function endedRead(signal: AbortSignal): StitchError | undefined {
-  const settled = endedBy.get(signal)?.settled;
+export function endedRead(signal: AbortSignal, engine: Engine, key: string): StitchError | undefined {
+  const ended = endedBy.get(signal)?.find((read) => read.engine === engine && read.key === key);
+  const settled = ended?.lease.settled;
   return settled && !settled.ok && settled.error.kind === 'aborted' ? settled.error : undefined;
 }
 

@@ -162,7 +162,8 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
 
   // This reader's own abort is its own error, whoever else reads the key.
-  if (options.signal?.aborted) throw abortError(stitch, options.signal.reason, endedRead(options.signal));
+  if (options.signal?.aborted)
+    throw abortError(stitch, options.signal.reason, endedRead(options.signal, engine, key));
   const byKey = leasesOf(engine);
   let lease = byKey.get(key);
   const outcome = lease?.settled;

@@ -29,6 +29,12 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
   return <p>{`user ${data.name}`}</p>;
 }
 
+/** The profile of user `id`, on `signal`. */
+function ProfileOf({ getUser, id, signal }: { getUser: UserStitch; id: number; signal: AbortSignal }) {
+  const { data } = useSuspenseStitch(getUser, { params: { id } }, { signal });
+  return <p>{`user ${data.name}`}</p>;
+}
+
 /** The profile (`timed`: on a signal made at every render) inside a boundary and a Suspense fallback. */
 function Guarded({ getUser, signal, timed }: { getUser: UserStitch; signal?: AbortSignal; timed?: boolean }) {
   return (
@@ -176,6 +182,31 @@ describe('useSuspenseStitch', () => {
       dispatched: true,
       url: vendor.url('/users/7'),
     });
+  });
+
+  it('one route signal ending the reads of two keys: each boundary’s error says what its own read sent', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const route = new AbortController();
+    const reader = (id: number) => (
+      <Boundary>
+        <Suspense fallback={<p>loading</p>}>
+          <ProfileOf getUser={getUser} id={id} signal={route.signal} />
+        </Suspense>
+      </Boundary>
+    );
+    render(
+      <>
+        {reader(7)}
+        {reader(8)}
+      </>,
+      { wrapper },
+    );
+    await vendor.arrival(2);
+    await actAtOnce(() => route.abort(new Error('left')));
+    // Each boundary renders its error more than once: the distinct ones are each read's own.
+    const urls = [...new Set(caught.map((error) => (error as StitchError).url))].sort();
+    expect(urls).toEqual([vendor.url('/users/7'), vendor.url('/users/8')]);
   });
 
   it('a new signal handed while suspended takes over: the old one no longer counts, the new one aborts', async () => {
