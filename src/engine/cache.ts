@@ -188,9 +188,9 @@ interface Entry {
   /** The URL (as events show it) whose answer the data is; none for data written or hydrated. */
   source: string | undefined;
   /**
-   * For data `hydrate` took in, when it was fetched by the wall clock of the server that sent it:
-   * another state's copy is newer only if fetched later (their stamps moved onto this clock each
-   * by its own time in transit, which neither can tell).
+   * For data `hydrate` took in, when it was fetched as this clock reckons it: its stamp less its
+   * state's time on the way. Another state's copy is newer only if fetched later, reckoned so
+   * (the stamp alone would count an earlier state's data, taken in a moment before, as fresher).
    */
   fetchedAt: number | undefined;
   /** Whether the entry is in the idle list (nobody subscribes to it), and its neighbours there. */
@@ -414,17 +414,13 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       for (const [key, data, stamped] of taken) {
         const local = stamped + shift;
         const held = entries.get(key);
-        const current = held?.snapshot.updatedAt;
-        const fetchedAt = at === undefined || wallAt === undefined ? undefined : wallAt - (at - stamped);
+        const since = held?.fetchedAt ?? held?.snapshot.updatedAt;
+        const fetchedAt = local - onTheWay;
         // Never let a server's older copy replace fresher data the client already has, nor data
         // fetched here while the state was on its way. A copy stamped ahead of this clock (a
         // server's clock ahead of it) is kept as stamped now, so it ages from now, however far
-        // ahead it claims to be. Data another state brought is replaced by a later fetch's.
-        const newer =
-          held?.fetchedAt !== undefined && fetchedAt !== undefined
-            ? fetchedAt > held.fetchedAt
-            : current === undefined || current < local - onTheWay;
-        if (newer) {
+        // ahead it claims to be.
+        if (since === undefined || since < fetchedAt) {
           change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
           (entries.get(key) as Entry).fetchedAt = fetchedAt;
         }

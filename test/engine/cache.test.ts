@@ -233,6 +233,33 @@ describe('createCache', () => {
     }
   });
 
+  it('takes the copy fetched later from two servers, one whose wall clock runs a minute ahead', () => {
+    const clock = createManualClock(50_000);
+    const wall = clock.wallNow();
+    // Server 1 (wall clock 60 s ahead) fetched v1 2 s before taking its state; server 2 (on
+    // time) fetched v2 half a second before taking its own: 1.5 s later. Both were taken 10 ms ago.
+    const skewed: DehydratedState = {
+      version: 1,
+      at: 5_000,
+      wallAt: wall - 10 + 60_000,
+      entries: [['k', { v: 1 }, 3_000]],
+    };
+    const onTime: DehydratedState = {
+      version: 1,
+      at: 9_000,
+      wallAt: wall - 10,
+      entries: [['k', { v: 2 }, 8_500]],
+    };
+    for (const order of [
+      [skewed, onTime],
+      [onTime, skewed],
+    ] as const) {
+      const client = createCache(clock, 10);
+      for (const state of order) client.hydrate(state);
+      expect(client.snapshot('k').data).toEqual({ v: 2 });
+    }
+  });
+
   it("a client wall clock behind the server's counts no time on the way", async () => {
     const server = createCache(createManualClock(10_000), 10);
     server.store('k', 1);
