@@ -7,7 +7,7 @@ import { cancelRun, emptyTally, refuseRun } from './endings';
 import { asConfigError, configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
 import { type ExecutionResult, execute } from './execution';
-import { idempotencyKeyFor, RECORD_TTL } from './idempotency';
+import { IDEMPOTENCY_HEADER, idempotencyKeyFor, RECORD_TTL, refuseKeyHeader } from './idempotency';
 import { type CheckedInput, checkInput, inputSecrets } from './input';
 import type { Inspector } from './inspect';
 import { isPlainData, type Keys } from './keys';
@@ -262,6 +262,9 @@ export function createCall(deps: CallDeps) {
         const problem = "needs the stitch's idempotency(…) (a key the caller owns is recorded)";
         throw configError(definition.name, 'idempotencyKey', problem);
       }
+      // The stitch's own headers may hold the header a caller's key goes in (no policy checked them).
+      if (options.idempotencyKey !== undefined && !definition.idempotency)
+        refuseKeyHeader(definition.name, IDEMPOTENCY_HEADER, definition.headers);
       checkInputFields(definition.name, input);
       tally.idempotencyKey = idempotencyKeyFor(
         definition.idempotency,

@@ -79,8 +79,11 @@ export function idempotencyKeyFor<TInput>(
   callerKey: string | undefined,
   stitchName = '',
 ): string | undefined {
-  if (policy)
-    refuseKeyHeader(stitchName, policy.header, (input as { headers?: unknown } | undefined)?.headers);
+  // A caller's key goes in the default header on a stitch without a policy (the main entry records it).
+  if (policy || callerKey !== undefined) {
+    const header = policy?.header ?? IDEMPOTENCY_HEADER;
+    refuseKeyHeader(stitchName, header, (input as { headers?: unknown } | undefined)?.headers);
+  }
   if (callerKey !== undefined) return checkKey(callerKey, stitchName, 'idempotencyKey');
   if (!policy) return undefined;
   if (!policy.keyOf) return mintKey();
@@ -102,7 +105,8 @@ export function idempotencyKeyFor<TInput>(
 export function refuseKeyHeader(stitchName: string, header: string, headers: unknown): void {
   if (typeof headers !== 'object' || headers === null) return;
   const wanted = header.toLowerCase();
-  const given = Object.keys(headers).find((name) => name.toLowerCase() === wanted);
+  const names = headers instanceof Headers ? [...headers.keys()] : Object.keys(headers);
+  const given = names.find((name) => name.toLowerCase() === wanted);
   if (given === undefined) return;
   const fix = 'pass the key as the call option `idempotencyKey`, or give the stitch `idempotency.keyOf`';
   throw configError(stitchName, `headers.${given}`, `is where the engine sends the idempotency key: ${fix}`);

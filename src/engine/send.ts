@@ -41,9 +41,9 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   const { onRequest } = definition.hooks;
   if (context.idempotencyKey === undefined && !hook && !onRequest) return request.headers;
   const headers = new Headers(request.headers);
-  if (context.idempotencyKey !== undefined) {
-    headers.set(definition.idempotency?.header ?? 'Idempotency-Key', context.idempotencyKey);
-  }
+  const key = context.idempotencyKey;
+  const keyHeader = definition.idempotency?.header ?? 'Idempotency-Key';
+  if (key !== undefined) headers.set(keyHeader, key);
   if (hook) addHeaders(hook, context as ExecutionContext<unknown>, attempt, false, headers);
   safely(onRequest, {
     stitch: definition.name,
@@ -52,6 +52,9 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
     url: request.url,
     headers,
   });
+  // The call's key is the call's: a hook setting its header (an interceptor's per-request key)
+  // would make each retry a new write at the vendor.
+  if (key !== undefined) headers.set(keyHeader, key);
   return headers;
 }
 

@@ -7,7 +7,7 @@
  */
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
+import { createEngine, type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { eventTypes, rejection, startScenario } from '../helpers/runs';
 import type { Vendor } from '../helpers/vendor';
@@ -398,6 +398,49 @@ describe('the idempotency key’s header set by hand', () => {
     const run = charge({ body: { cents: 1 }, headers: { 'idempotency-key': 'order-42' } }, { engine });
     await expectRefused(run, vendor, engine, 'headers.idempotency-key');
     expect((await rejection(run)).message).toContain('idempotencyKey');
+  });
+
+  it('beside a caller’s own key on a stitch without idempotency (input or stitch headers) is refused too', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const plain = stitch({ name: uniqueKey('charge'), method: 'POST', url: vendor.url('/c') });
+    const byInput = plain(
+      { body: {}, headers: { 'Idempotency-Key': 'mine' } },
+      { engine, idempotencyKey: 'k' },
+    );
+    await expectRefused(byInput, vendor, engine, 'headers.Idempotency-Key');
+    const headed = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/c'),
+      headers: { 'Idempotency-Key': 'stitch' },
+    });
+    await expectRefused(
+      headed({ body: {} }, { engine, idempotencyKey: 'k' }),
+      vendor,
+      engine,
+      /idempotency-key/i,
+    );
+    // Without a key of the caller's, the stitch's header is its own business: sent as it is.
+    await expect(headed({ body: {} }, { engine })).resolves.toEqual({ ok: true });
+    expect(vendor.ledger[0]?.headers['idempotency-key']).toBe('stitch');
+  });
+
+  it('set by the engine’s headers hook or onRequest does not replace the call’s key, on any attempt', async () => {
+    let answered = 0;
+    const { vendor } = await startScenario({
+      respond: () => (answered++ === 0 ? { status: 503, body: {} } : { body: { ok: true } }),
+    });
+    const engine = createEngine({ headers: ({ attempt }) => ({ 'Idempotency-Key': `hook-${attempt}` }) });
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/c'),
+      idempotency: true,
+      retry: { attempts: 2, backoff: { base: 0 } },
+      hooks: { onRequest: ({ headers }) => headers.set('idempotency-key', 'on-request') },
+    });
+    await expect(charge({ body: {} }, { engine, idempotencyKey: 'order-42' })).resolves.toEqual({ ok: true });
+    expect(vendor.ledger.map((entry) => entry.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
   });
 
   it('in a stitch’s headers is refused when it is defined, naming it (a custom header too)', () => {
