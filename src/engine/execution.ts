@@ -67,11 +67,13 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
         }
         if (!fits) return fail(context, error);
       }
+      // What this attempt met (a throttle's refusal too), not what the call would report.
+      const met = result.error;
       advance(context, {
         type: 'backoff',
-        event: { type: 'retry', attempt, delay: next.delay, error: summarize(error) },
+        event: { type: 'retry', attempt, delay: next.delay, error: summarize(met) },
       });
-      safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error });
+      safely(definition.hooks.onRetry, { stitch: definition.name, attempt, delay: next.delay, error: met });
       try {
         await parts.clock.sleep(next.delay, total.signal);
       } catch {

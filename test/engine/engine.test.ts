@@ -564,7 +564,7 @@ describe('user code that throws, and calls that fail on their own', () => {
     const read = stitch({
       name: uniqueKey('throttled-retry'),
       url: 'https://api.test/x',
-      retry: { attempts: 2, backoff: { base: 100, jitter: 'none' } },
+      retry: { attempts: 3, backoff: { base: 100, jitter: 'none' } },
       throttle: { concurrency: 1, maxWait: 50 },
       circuit: false,
     });
@@ -573,9 +573,12 @@ describe('user code that throws, and calls that fail on their own', () => {
     // Another call takes the one slot while the first sleeps before its retry.
     const other = read({ query: { q: 'b' } }, { engine });
     await sent;
-    await clock.advance(100);
-    await clock.advance(50);
+    // Retried at 100 ms, given up on at 150; retried again at 350, given up on at 400.
+    await clock.advance(400);
     expect(await rejection(first)).toMatchObject({ kind: 'http', status: 503, requests: 1 });
+    // Its trace still says what each retry met: the second, a wait for a slot, not another 503.
+    const retries = (await first.report()).events.filter((event) => event.type === 'retry');
+    expect(retries.map((event) => event.error.kind)).toEqual(['http', 'rate-limited']);
     answerSecond();
     await expect(other).resolves.toEqual({ ok: true });
   });
