@@ -137,7 +137,9 @@ export async function dispatch<TData>(
       // Read past the cut by the longest secret, so one echoed across it is scrubbed whole.
       const longest = Math.max(0, ...secrets().map((secret) => secret.length));
       const body = await readErrorBody(response, MAX_ERROR_BODY + longest, each.signal);
-      if (each.signal.aborted) throw each.signal.reason;
+      // A deadline that cuts the body leaves the status the vendor answered with: that is the
+      // attempt's answer (the vendor said 503, it did not go unanswered). A caller who left, did.
+      if (left(context)) throw each.signal.reason;
       const outcome = isFailureStatus(definition.circuit, response.status) ? 'failure' : 'neutral';
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), parts.clock.wallNow());
       const kind = response.status === 429 ? 'rate-limited' : 'http';

@@ -330,6 +330,27 @@ describe('a body that is not what was asked for', () => {
   });
 });
 
+describe('an error answer whose body the deadline cuts', () => {
+  it('is the vendor’s status, not a timeout: the vendor answered, nothing is in doubt', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    vendor.script({ fault: 'slow-body', status: 503, chunks: ['bus', 'y'] });
+    const pay = stitch({
+      name: uniqueKey('pay'),
+      method: 'POST',
+      url: vendor.url('/pay'),
+      timeout: { each: 1_000 },
+      circuit: { failures: 5 },
+    });
+    const run = pay({ body: {} }, { engine });
+    await until(run, 'response');
+    await clock.advance(1_000);
+    expect(await rejection(run)).toMatchObject({ kind: 'http', status: 503, ambiguous: false, requests: 1 });
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    // A 503 still counts against the vendor's breaker, as any 503 does.
+    expect(await engine.circuitState(vendor.origin)).toEqual(closed(1));
+  });
+});
+
 describe('Retry-After', () => {
   const YEAR_SECONDS = 365 * 24 * 60 * 60;
   /** Clock time between the first two arrivals at the vendor. */
