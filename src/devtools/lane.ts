@@ -11,6 +11,8 @@ export type LaneStatus =
   | 'sent'
   | 'coalesced'
   | 'cached'
+  /** Answered from an idempotency record: nothing was sent (a re-issue of a key that succeeded). */
+  | 'recorded'
   | 'answered'
   | 'failed'
   | 'cancelled';
@@ -19,7 +21,11 @@ export type LaneStatus =
 export interface AttemptView {
   readonly attempt: number;
   readonly status: number | undefined;
-  /** `kept`: its run was cancelled while other callers shared the request, which went on for them. */
+  /**
+   * `in-flight` until the attempt ends (its status shows once the answer's head has come, while
+   * its body is read); `kept`: its run was cancelled while other callers shared the request,
+   * which went on for them.
+   */
   readonly outcome: 'in-flight' | 'answered' | 'failed' | 'timeout' | 'cancelled' | 'kept';
 }
 
@@ -99,13 +105,14 @@ function change(lane: LaneView, event: StitchEvent, attempts: AttemptView[]): Pa
     case 'request':
       attempts.push({ attempt: event.attempt, status: undefined, outcome: 'in-flight' });
       return { status: 'sent', sent: lane.sent ?? end };
-    case 'response': {
-      const outcome = event.status < 400 ? 'answered' : 'failed';
-      if (last?.attempt === event.attempt)
-        attempts[attempts.length - 1] = { ...last, status: event.status, outcome };
-      else attempts.push({ attempt: event.attempt, status: event.status, outcome });
+    case 'response':
+      // Its head only: the body may yet time out, break or be cancelled, so it ends with the run's
+      // next event (success, retry, timeout, cancel or error).
+      if (last?.attempt === event.attempt) attempts[attempts.length - 1] = { ...last, status: event.status };
+      else attempts.push({ attempt: event.attempt, status: event.status, outcome: 'in-flight' });
       return {};
-    }
+    case 'idempotency':
+      return event.status === 'recorded' ? { status: 'recorded' } : {};
     case 'retry':
       settleLast('failed');
       return { retries: lane.retries + 1 };
@@ -124,7 +131,9 @@ function change(lane: LaneView, event: StitchEvent, attempts: AttemptView[]): Pa
       return { end, status: 'failed', error: event.error };
     case 'success':
       settleLast('answered');
-      return lane.status === 'cached' || lane.status === 'coalesced' ? { end } : { end, status: 'answered' };
+      return lane.status === 'cached' || lane.status === 'coalesced' || lane.status === 'recorded'
+        ? { end }
+        : { end, status: 'answered' };
     case 'done':
       return { end: lane.end ?? end, done: true };
     default:

@@ -17,6 +17,7 @@ export const PALETTE = {
     sent: '#93c5fd',
     coalesced: '#c4b5fd',
     cached: '#5eead4',
+    recorded: '#5eead4',
     answered: '#86efac',
     failed: '#fca5a5',
     cancelled: '#fdba74',

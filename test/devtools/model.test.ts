@@ -148,6 +148,60 @@ describe('createDevtoolsModel', () => {
     model.dispose();
   });
 
+  it('an attempt whose body a deadline cut, or its caller cancelled, says so: not answered at its head', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const model = createDevtoolsModel(engine);
+    const body = {
+      fault: 'slow-body',
+      headers: { 'content-type': 'application/json' },
+      chunks: ['{"a":', '1}'],
+    } as const;
+    vendor.script(body, { body: { a: 2 } });
+    const slow = stitch({
+      name: uniqueKey('slow'),
+      url: vendor.url('/slow'),
+      retry: { attempts: 2, backoff: { base: 0 } },
+      timeout: { each: 1_000 },
+    });
+    const timed = slow(undefined, { engine });
+    await until(timed, 'response');
+    await clock.advance(1_000);
+    await expect(timed).resolves.toEqual({ a: 2 });
+    expect(model.getSnapshot().lanes[0]?.attempts).toEqual([
+      { attempt: 1, status: 200, outcome: 'timeout' },
+      { attempt: 2, status: 200, outcome: 'answered' },
+    ]);
+
+    vendor.script(body);
+    const leaving = new AbortController();
+    const cut = slow(undefined, { engine, signal: leaving.signal });
+    await until(cut, 'response');
+    leaving.abort(new Error('left mid-body'));
+    await rejection(cut);
+    expect(model.getSnapshot().lanes[1]).toMatchObject({
+      status: 'cancelled',
+      attempts: [{ attempt: 1, status: 200, outcome: 'cancelled' }],
+    });
+    model.dispose();
+  });
+
+  it('a re-issue answered from its idempotency record is a recorded lane, not an answered one', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 1 } }) });
+    const model = createDevtoolsModel(engine);
+    const charge = stitch({
+      name: uniqueKey('charge'),
+      method: 'POST',
+      url: vendor.url('/charges'),
+      idempotency: { keyOf: () => 'order-1' },
+    });
+    await charge({ body: {} }, { engine });
+    await charge({ body: {} }, { engine });
+    // Oldest first: the write, then its re-issue.
+    expect(model.getSnapshot().lanes.map((lane) => lane.status)).toEqual(['answered', 'recorded']);
+    expect(vendor.requests()).toBe(1);
+    model.dispose();
+  });
+
   it('breakers with their next probe, throttle queues, cache readers and the invalidate/refetch actions', async () => {
     const { vendor, engine, clock } = await startScenario();
     const model = createDevtoolsModel(engine);

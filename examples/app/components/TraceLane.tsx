@@ -45,6 +45,8 @@ function caption(lane: LaneView, now: number): string {
       return `joined ${lane.leader}`;
     case 'cached':
       return 'from the cache';
+    case 'recorded':
+      return 'from the idempotency record · nothing sent';
   }
 }
 
