@@ -19,7 +19,10 @@ export interface ManualClock extends Clock {
    * @throws StitchError (`config`, field `ms`) when `ms` is negative or not finite: `now()` never goes back.
    */
   advance(ms: number): Promise<void>;
-  /** Advances to the next scheduled timer and fires it; returns false when none is pending. */
+  /**
+   * Lets pending promise callbacks run (as `advance` does), then advances to the next scheduled
+   * timer and fires it; returns false when none is pending.
+   */
   next(): Promise<boolean>;
   /** How many timers are still scheduled. A test that ends with `pending() === 0` leaked none. */
   pending(): number;
@@ -102,7 +105,8 @@ export function createManualClock(start = 0): ManualClock {
       if (timers.length >= count) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
     },
-    async advance(ms) {
+    advance(ms) {
+      // Thrown as it is called, as documented, not as a rejection.
       if (!(Number.isFinite(ms) && ms >= 0))
         throw configError(
           undefined,
@@ -110,11 +114,16 @@ export function createManualClock(start = 0): ManualClock {
           'must be a finite number of milliseconds ≥ 0: time never goes back',
         );
       const target = now + ms;
-      await flushMicrotasks();
-      for (let timer = earliest(); timer && timer.due <= target; timer = earliest()) await fire(timer);
-      now = target;
+      return (async () => {
+        await flushMicrotasks();
+        for (let timer = earliest(); timer && timer.due <= target; timer = earliest()) await fire(timer);
+        // Another advance, not awaited, may have moved time further meanwhile: never back.
+        now = Math.max(now, target);
+      })();
     },
     async next() {
+      // As `advance` does: work already under way schedules its timer first.
+      await flushMicrotasks();
       const timer = earliest();
       if (!timer) return false;
       await fire(timer);
