@@ -477,7 +477,13 @@ export function define<TData, TInput extends StitchInput>(
   return definition;
 }
 
-/** The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's. */
+/**
+ * The input type of a stitch: an explicit one, else its `input` schema's, else its URL template's.
+ * Any input at all (`StitchInput`, what an `idempotency({ keyOf })` value that reads none of its
+ * input says) is no input type: the URL's is.
+ */
 export type ResolvedInput<TInput, TUrl extends string, TBase extends string> = [TInput] extends [never]
   ? InputFor<TUrl, TBase>
-  : TInput;
+  : [StitchInput] extends [TInput]
+    ? InputFor<TUrl, TBase>
+    : TInput;

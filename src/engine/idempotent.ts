@@ -5,6 +5,7 @@
 import type { HttpMethod, IdempotencyValue } from './definition';
 import { type IdempotencyOptions, normalizeIdempotency } from './idempotency';
 import { records } from './ledger';
+import type { StitchInput } from './request';
 
 /**
  * Idempotency keys as a value: `idempotency: idempotency({ keyOf })`. It brings the records a
@@ -18,14 +19,15 @@ export function idempotency(
 ): IdempotencyValue;
 /**
  * Idempotency keys as a value, derived from the input by `keyOf`: its input type
- * (`idempotency<Input>({ keyOf })`) is the stitch's. Without `keyOf`, a key minted per logical
- * call, which fits a stitch of any input.
+ * (`idempotency<Input>({ keyOf })`) is the stitch's. Untyped, `keyOf` takes any input, and the
+ * stitch's input type comes from its URL template as without the value. Without `keyOf`, a key
+ * minted per logical call, which fits a stitch of any input.
  */
-export function idempotency<TInput>(
+export function idempotency<TInput = StitchInput>(
   options: Exclude<IdempotencyOptions<TInput>, boolean>,
-): IdempotencyValue<TInput>;
+): IdempotencyValue<NoInfer<TInput>>;
 /** Idempotency keys as a value, from options typed as either form (`true`, or `{ keyOf, … }`). */
-export function idempotency<TInput>(
+export function idempotency<TInput = StitchInput>(
   options?: Exclude<IdempotencyOptions<TInput>, false>,
 ): IdempotencyValue<TInput>;
 export function idempotency<TInput>(

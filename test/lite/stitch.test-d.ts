@@ -1,4 +1,5 @@
 import { expectTypeOf, it } from 'vitest';
+import { stitch as main } from '../../src/index';
 import { idempotency, retry, stitch } from '../../src/lite/index';
 
 it('types the input from the URL template, with policies as values', () => {
@@ -17,6 +18,38 @@ it("types keyOf's input from idempotency's type argument", () => {
     idempotency: idempotency<Charge>({ keyOf: (input) => input.body.order }),
   });
   expectTypeOf(charge).parameter(0).toEqualTypeOf<Charge>();
+});
+
+it("keeps the URL template's params beside an idempotency value whose keyOf reads no input", () => {
+  const charge = stitch({
+    name: 'charge',
+    method: 'POST',
+    url: 'https://api.example.com/orders/{id}/charge',
+    idempotency: idempotency({ keyOf: () => 'order-42' }),
+  });
+  expectTypeOf(charge).parameter(0).toExtend<{ params: { id: string | number } }>();
+  charge({ params: { id: 42 }, body: {} });
+  // @ts-expect-error the {id} param is required
+  charge({ body: {} });
+  // Its input, read in place, is any input.
+  stitch({
+    name: 'ping',
+    method: 'POST',
+    url: 'https://api.example.com/ping',
+    idempotency: idempotency({ keyOf: (input) => String(input.headers?.['x-order']) }),
+  });
+});
+
+it("the main entry's stitch takes such a value alike", () => {
+  const charge = main({
+    name: 'charge',
+    method: 'POST',
+    url: 'https://api.example.com/orders/{id}/charge',
+    idempotency: idempotency({ keyOf: () => 'order-42' }),
+  });
+  charge({ params: { id: 42 }, body: {} });
+  // @ts-expect-error the {id} param is required
+  charge({ body: {} });
 });
 
 it('refuses an options object where a value belongs', () => {
