@@ -25,7 +25,7 @@ export function idempotency(
  */
 export function idempotency<TInput = StitchInput>(
   options: Exclude<IdempotencyOptions<TInput>, boolean>,
-): IdempotencyValue<NoInfer<TInput>>;
+): IdempotencyValue<TInput>;
 /** Idempotency keys as a value, from options typed as either form (`true`, or `{ keyOf, … }`). */
 export function idempotency<TInput = StitchInput>(
   options?: Exclude<IdempotencyOptions<TInput>, false>,

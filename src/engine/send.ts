@@ -43,8 +43,9 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   const headers = new Headers(request.headers);
   const key = context.idempotencyKey;
   const keyHeader = definition.idempotency?.header ?? 'Idempotency-Key';
-  if (key !== undefined) headers.set(keyHeader, key);
   if (hook) addHeaders(hook, context as ExecutionContext<unknown>, attempt, false, headers);
+  // `onRequest` sees the headers as they leave (a signer signs the key that is sent).
+  if (key !== undefined) headers.set(keyHeader, key);
   safely(onRequest, {
     stitch: definition.name,
     attempt,

@@ -40,6 +40,21 @@ it("keeps the URL template's params beside an idempotency value whose keyOf read
   });
 });
 
+it("types an untyped keyOf's input from the stitch's own type arguments, on either entry", () => {
+  type Charge = { body: { order: string } };
+  const config = { method: 'POST', url: 'https://api.example.com/charges' } as const;
+  main<{ id: string }, Charge>({
+    name: 'a',
+    ...config,
+    idempotency: idempotency({ keyOf: (input) => input.body.order }),
+  });
+  stitch<{ id: string }, Charge>({
+    name: 'b',
+    ...config,
+    idempotency: idempotency({ keyOf: (input) => input.body.order }),
+  });
+});
+
 it("the main entry's stitch takes such a value alike", () => {
   const charge = main({
     name: 'charge',

@@ -431,16 +431,24 @@ describe('the idempotency key’s header set by hand', () => {
       respond: () => (answered++ === 0 ? { status: 503, body: {} } : { body: { ok: true } }),
     });
     const engine = createEngine({ headers: ({ attempt }) => ({ 'Idempotency-Key': `hook-${attempt}` }) });
+    const seen: Array<string | null> = [];
     const charge = stitch({
       name: uniqueKey('charge'),
       method: 'POST',
       url: vendor.url('/c'),
       idempotency: true,
       retry: { attempts: 2, backoff: { base: 0 } },
-      hooks: { onRequest: ({ headers }) => headers.set('idempotency-key', 'on-request') },
+      hooks: {
+        onRequest: ({ headers }) => {
+          // It sees the headers as they leave (a signer signs the key that is sent), then meddles.
+          seen.push(headers.get('idempotency-key'));
+          headers.set('idempotency-key', 'on-request');
+        },
+      },
     });
     await expect(charge({ body: {} }, { engine, idempotencyKey: 'order-42' })).resolves.toEqual({ ok: true });
     expect(vendor.ledger.map((entry) => entry.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
+    expect(seen).toEqual(['order-42', 'order-42']);
   });
 
   it('in a stitch’s headers is refused when it is defined, naming it (a custom header too)', () => {
