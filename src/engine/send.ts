@@ -105,6 +105,8 @@ export async function dispatch<TData>(
   let sentOffline = false;
   // When the request left, by the clock that times the wait for its answer.
   let started = 0;
+  // The requests counted once the first left: any more are a redirect's hops.
+  let sentFirst: number | undefined;
   try {
     headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
@@ -118,6 +120,7 @@ export async function dispatch<TData>(
     // The request's event and the response's are stamped with the readings that time the wait.
     started = parts.clock.now();
     advance(context, { type: 'send', attempt, event, at: started });
+    sentFirst = state.requests;
     sentOffline = offline();
     const response = await sendFollowing(context, attempt, headers, each.signal, hopSecrets);
     const at = hear(context, attempt, started, response);
@@ -202,8 +205,12 @@ export async function dispatch<TData>(
     }
     if (refusedUnsent(error)) {
       // Nothing left: not the vendor's failure, nor one a retry would mend.
+      // The first request, or a redirect's (which its trace's `redirect` event names): this one.
+      const hop = sentFirst !== undefined && state.requests > sentFirst;
       advance(context, { type: 'unsent' });
-      const said = `${request.method} ${context.url} was refused by fetch before it was sent`;
+      const said = hop
+        ? `${request.method} ${context.url} was redirected, and fetch refused the redirect's request before it was sent`
+        : `${request.method} ${context.url} was refused by fetch before it was sent`;
       const refusal = failure(context, 'config', `stitch '${definition.name}': ${said}`, {
         field: 'fetch',
         cause: scrubCause(error, scrubbed),

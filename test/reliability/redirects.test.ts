@@ -191,6 +191,23 @@ describe("redirect: 'error' and 'manual'", () => {
   });
 });
 
+describe('a redirect to a port fetch will not connect to', () => {
+  it('is refused as config naming the redirect, the first request counted as sent', async () => {
+    const { vendor, engine } = await startScenario();
+    vendor.script({ status: 307, headers: { location: 'http://127.0.0.1:6000/next' }, body: '' });
+    const pay = stitch({
+      name: uniqueKey('pay'),
+      method: 'POST',
+      url: vendor.url('/pay'),
+      idempotency: true,
+    });
+    const error = await rejection(pay({ body: {} }, { engine }));
+    expect(error).toMatchObject({ kind: 'config', field: 'fetch', requests: 1, dispatched: true });
+    expect(error.message).toContain("was redirected, and fetch refused the redirect's request");
+    expect(vendor.requests()).toBe(1);
+  });
+});
+
 describe('where the platform hides the target (a browser: opaqueredirect)', () => {
   /** A fetch that answers like a browser's to `redirect: 'manual'`, then lands the followed one. */
   function browserFetch() {
