@@ -17,6 +17,7 @@ import type { StitchDefinition } from './definition';
 import { NoFetch } from './engineOptions';
 import { MAX_ERROR_BODY } from './errors';
 import { safely, scrub, scrubCause, secretValues } from './events';
+import { IDEMPOTENCY_HEADER } from './idempotency';
 import { addHeaders } from './outgoing';
 import { isRedirect, RedirectRefused, sendFollowing } from './redirect';
 import { BodyProblem, isJsonType, parseBody, readBody, readErrorBody, validate } from './response';
@@ -42,7 +43,7 @@ function attemptHeaders<TData>(context: ExecutionContext<TData>, attempt: number
   if (context.idempotencyKey === undefined && !hook && !onRequest) return request.headers;
   const headers = new Headers(request.headers);
   const key = context.idempotencyKey;
-  const keyHeader = definition.idempotency?.header ?? 'Idempotency-Key';
+  const keyHeader = definition.idempotency?.header ?? IDEMPOTENCY_HEADER;
   if (hook) addHeaders(hook, context as ExecutionContext<unknown>, attempt, false, headers);
   // `onRequest` sees the headers as they leave (a signer signs the key that is sent).
   if (key !== undefined) headers.set(keyHeader, key);

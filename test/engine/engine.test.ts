@@ -298,14 +298,13 @@ describe('createEngine', () => {
   });
 });
 
-describe('an unreachable store', () => {
-  const broken = (get: () => Promise<never>): Store => ({
-    get,
-    set: get,
-    delete: get,
-    update: get,
-  });
+/** A store whose every operation is `get`'s: one that fails, or one that never answers. */
+const broken = (get: () => Promise<never>): Store => ({ get, set: get, delete: get, update: get });
 
+/** A store that never answers. */
+const hanging = () => broken(() => new Promise<never>(() => {}));
+
+describe('an unreachable store', () => {
   it('a store that throws: the breaker fails open, the run is served, and the run says so', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({
@@ -326,7 +325,7 @@ describe('an unreachable store', () => {
       fetch,
       clock,
       storeTimeout: 250,
-      store: broken(() => new Promise<never>(() => {})),
+      store: hanging(),
     });
     const run = stitch({ name: uniqueKey('store-hangs'), url: 'https://api.test/x' })(undefined, { engine });
     await clock.untilPending();
@@ -407,9 +406,7 @@ describe('a store write the engine gave up on (storeTimeout) lands later', () =>
 it('an abort while the breaker waits on a slow store hands the throttle slot back at once', async () => {
   const { fetch } = stubFetch();
   const clock = createManualClock();
-  const never = () => new Promise<never>(() => {});
-  const store: Store = { get: never, set: never, delete: never, update: never };
-  const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
+  const engine = createEngine({ fetch, clock, store: hanging(), storeTimeout: 10_000 });
   const read = stitch({
     name: uniqueKey('slow-store'),
     url: 'https://api.test/x',
@@ -441,9 +438,7 @@ it.each([
   async (_, operation, config, input) => {
     const { fetch, calls } = stubFetch();
     const clock = createManualClock();
-    const never = () => new Promise<never>(() => {});
-    const store: Store = { get: never, set: never, delete: never, update: never };
-    const engine = createEngine({ fetch, clock, store, storeTimeout: 10_000 });
+    const engine = createEngine({ fetch, clock, store: hanging(), storeTimeout: 10_000 });
     const call = stitch({
       name: uniqueKey('slow-store-total'),
       url: 'https://api.test/x',

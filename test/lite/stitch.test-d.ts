@@ -20,17 +20,20 @@ it("types keyOf's input from idempotency's type argument", () => {
   expectTypeOf(charge).parameter(0).toEqualTypeOf<Charge>();
 });
 
-it("keeps the URL template's params beside an idempotency value whose keyOf reads no input", () => {
-  const charge = stitch({
+it("keeps the URL template's params beside an idempotency value whose keyOf reads no input, on either entry", () => {
+  const orderCharge = {
     name: 'charge',
     method: 'POST',
     url: 'https://api.example.com/orders/{id}/charge',
-    idempotency: idempotency({ keyOf: () => 'order-42' }),
-  });
-  expectTypeOf(charge).parameter(0).toExtend<{ params: { id: string | number } }>();
-  charge({ params: { id: 42 }, body: {} });
-  // @ts-expect-error the {id} param is required
-  charge({ body: {} });
+  } as const;
+  const fromLite = stitch({ ...orderCharge, idempotency: idempotency({ keyOf: () => 'order-42' }) });
+  const fromMain = main({ ...orderCharge, idempotency: idempotency({ keyOf: () => 'order-42' }) });
+  for (const charge of [fromLite, fromMain]) {
+    expectTypeOf(charge).parameter(0).toExtend<{ params: { id: string | number } }>();
+    charge({ params: { id: 42 }, body: {} });
+    // @ts-expect-error the {id} param is required
+    charge({ body: {} });
+  }
   // Its input, read in place, is any input.
   stitch({
     name: 'ping',
@@ -53,18 +56,6 @@ it("types an untyped keyOf's input from the stitch's own type arguments, on eith
     ...config,
     idempotency: idempotency({ keyOf: (input) => input.body.order }),
   });
-});
-
-it("the main entry's stitch takes such a value alike", () => {
-  const charge = main({
-    name: 'charge',
-    method: 'POST',
-    url: 'https://api.example.com/orders/{id}/charge',
-    idempotency: idempotency({ keyOf: () => 'order-42' }),
-  });
-  charge({ params: { id: 42 }, body: {} });
-  // @ts-expect-error the {id} param is required
-  charge({ body: {} });
 });
 
 it('refuses an options object where a value belongs', () => {

@@ -9,8 +9,12 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createEngine, type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
+import { type ChargeInput, chargeStitch } from '../helpers/payments';
 import { eventTypes, rejection, startScenario } from '../helpers/runs';
 import type { Vendor } from '../helpers/vendor';
+
+/** A charge's body, for the writes below. */
+const order: ChargeInput['body'] = { orderId: 'order-42', amount: 1 };
 
 /** A write that would retry (it carries a key) and a breaker that opens on one failure. */
 function charge(vendor: Vendor) {
@@ -389,39 +393,27 @@ describe('a ReadableStream body', () => {
 describe('the idempotency key’s header set by hand', () => {
   it('in a call’s input headers is refused, naming it, nothing sent: the engine would replace it', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
-    const charge = stitch({
-      name: uniqueKey('charge'),
-      method: 'POST',
-      url: vendor.url('/c'),
-      idempotency: true,
-    });
-    const run = charge({ body: { cents: 1 }, headers: { 'idempotency-key': 'order-42' } }, { engine });
+    const run = chargeStitch(vendor)({ body: order, headers: { 'idempotency-key': 'order-42' } }, { engine });
     await expectRefused(run, vendor, engine, 'headers.idempotency-key');
     expect((await rejection(run)).message).toContain('idempotencyKey');
   });
 
   it('beside a caller’s own key on a stitch without idempotency (input or stitch headers) is refused too', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
-    const plain = stitch({ name: uniqueKey('charge'), method: 'POST', url: vendor.url('/c') });
-    const byInput = plain(
-      { body: {}, headers: { 'Idempotency-Key': 'mine' } },
+    const byInput = chargeStitch(vendor, false)(
+      { body: order, headers: { 'Idempotency-Key': 'mine' } },
       { engine, idempotencyKey: 'k' },
     );
     await expectRefused(byInput, vendor, engine, 'headers.Idempotency-Key');
-    const headed = stitch({
-      name: uniqueKey('charge'),
-      method: 'POST',
-      url: vendor.url('/c'),
-      headers: { 'Idempotency-Key': 'stitch' },
-    });
+    const headed = chargeStitch(vendor, false, { headers: { 'Idempotency-Key': 'stitch' } });
     await expectRefused(
-      headed({ body: {} }, { engine, idempotencyKey: 'k' }),
+      headed({ body: order }, { engine, idempotencyKey: 'k' }),
       vendor,
       engine,
       /idempotency-key/i,
     );
     // Without a key of the caller's, the stitch's header is its own business: sent as it is.
-    await expect(headed({ body: {} }, { engine })).resolves.toEqual({ ok: true });
+    await expect(headed({ body: order }, { engine })).resolves.toEqual({ ok: true });
     expect(vendor.ledger[0]?.headers['idempotency-key']).toBe('stitch');
   });
 
@@ -432,11 +424,7 @@ describe('the idempotency key’s header set by hand', () => {
     });
     const engine = createEngine({ headers: ({ attempt }) => ({ 'Idempotency-Key': `hook-${attempt}` }) });
     const seen: Array<string | null> = [];
-    const charge = stitch({
-      name: uniqueKey('charge'),
-      method: 'POST',
-      url: vendor.url('/c'),
-      idempotency: true,
+    const charge = chargeStitch(vendor, true, {
       retry: { attempts: 2, backoff: { base: 0 } },
       hooks: {
         onRequest: ({ headers }) => {
@@ -446,7 +434,9 @@ describe('the idempotency key’s header set by hand', () => {
         },
       },
     });
-    await expect(charge({ body: {} }, { engine, idempotencyKey: 'order-42' })).resolves.toEqual({ ok: true });
+    await expect(charge({ body: order }, { engine, idempotencyKey: 'order-42' })).resolves.toEqual({
+      ok: true,
+    });
     expect(vendor.ledger.map((entry) => entry.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
     expect(seen).toEqual(['order-42', 'order-42']);
   });
@@ -467,15 +457,9 @@ describe('the idempotency key’s header set by hand', () => {
 describe('a request fetch refuses before sending it', () => {
   it('is a config error naming fetch: nothing counted as sent, not retried, not a breaker failure', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
-    const charge = stitch({
-      name: uniqueKey('charge'),
-      method: 'POST',
-      url: vendor.url('/charges'),
-      idempotency: true,
-      circuit: { failures: 1 },
-    });
+    const charge = chargeStitch(vendor, true, { circuit: { failures: 1 } });
     // Node's fetch will not send an Expect header, and says so only as it sends.
-    const run = charge({ body: { cents: 100 }, headers: { expect: '100-continue' } }, { engine });
+    const run = charge({ body: order, headers: { expect: '100-continue' } }, { engine });
     const error = await rejection(run);
     expect(error).toMatchObject({
       kind: 'config',
@@ -489,7 +473,7 @@ describe('a request fetch refuses before sending it', () => {
     expect(error.cause).toBeInstanceOf(Error);
     expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
     // The same write without the header goes through: the breaker never opened.
-    await expect(charge({ body: { cents: 100 } }, { engine })).resolves.toEqual({ ok: true });
+    await expect(charge({ body: order }, { engine })).resolves.toEqual({ ok: true });
     expect(vendor.requests()).toBe(1);
   });
 
