@@ -117,7 +117,7 @@ export type ThrottleStore = Required<
  * `throttle` is this process's own; `policy.maxWait` bounds the whole wait, measured on the
  * engine's clock from its start; `options.signal` ends it (the caller's abort, the total
  * deadline); `onStoreError` hears a shared part's store failure, after which the call goes on
- * without that part.
+ * without that part, or `UNANSWERED` when `options.signal` ended a wait on the store's answer.
  */
 export type SharedThrottle = (
   throttle: Throttle,

@@ -22,6 +22,8 @@ export interface SharedWaitOptions {
   maxWait: number;
   /** Called once, when the store's first answer is "wait". */
   onQueued: () => void;
+  /** Called when `signal` ends the wait while the store has not answered an ask. */
+  onUnanswered: () => void;
 }
 
 /** What is waited for: asked for again and again, given back if it comes after the caller left. */
@@ -49,7 +51,7 @@ export interface Wanted {
  * before any later caller's, so the next call of a re-key finds the slot free; and once more if
  * the take lands granted after that, or after the engine gave up on the store's answer.
  */
-async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> {
+async function awaitGrant(wanted: Wanted, { signal, onUnanswered }: SharedWaitOptions): Promise<number> {
   const taking = wanted.take();
   // Sent from the abort itself, ahead of anything a later caller sends in the same tick.
   const leave = onAbortShared(signal, () => {
@@ -61,6 +63,7 @@ async function awaitGrant(wanted: Wanted, signal: AbortSignal): Promise<number> 
     // And again once the take lands granted after all: a store that re-sends it (Redis after a
     // NOSCRIPT) runs it after that first give-back. So too a take the engine gave up on (a slow
     // store, past `storeTimeout`), which still runs once the store answers again.
+    if (signal.aborted) onUnanswered();
     const landing = signal.aborted
       ? taking.catch((failed: unknown) => lateOf<number>(failed))
       : lateOf<number>(error);
@@ -84,7 +87,7 @@ export async function waitFor(clock: Clock, wanted: Wanted, options: SharedWaitO
   const { poll } = wanted;
   let step = poll ? poll.first : Number.POSITIVE_INFINITY;
   for (let asked = false; ; asked = true) {
-    const wait = await awaitGrant(wanted, signal);
+    const wait = await awaitGrant(wanted, options);
     if (wait === 0) return;
     const left = started + maxWait - clock.now();
     if (left <= 0 || (!poll && wait > left)) {

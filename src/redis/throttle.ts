@@ -7,6 +7,7 @@
  */
 import { abortReason, onAbortShared } from '../engine/abort';
 import type { Clock } from '../engine/clock';
+import { UNANSWERED } from '../engine/context';
 import { isStitchError } from '../engine/errors';
 import type { StoreOperation } from '../engine/events';
 import type { SharedThrottle, ThrottleStore } from '../engine/shared';
@@ -32,7 +33,15 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
       queued = true;
       options.onQueued?.(position);
     };
-    const waiting = { signal, started, maxWait: policy.maxWait, onQueued: () => onQueued(1) };
+    // A part whose wait the signal ends before the store answers says so: the total deadline's
+    // end reaches the run's events, a caller's abort has ended its run already.
+    const waiting = (operation: StoreOperation) => ({
+      signal,
+      started,
+      maxWait: policy.maxWait,
+      onQueued: () => onQueued(1),
+      onUnanswered: () => onStoreError(operation, UNANSWERED),
+    });
     // The store's failure is fail-open; an abort, or a wait past maxWait, is the caller's answer.
     const failOpen = (operation: StoreOperation, error: unknown) => {
       if (signal.aborted || isStitchError(error)) throw error;
@@ -53,14 +62,14 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
     try {
       if (policy.shared.concurrency) {
         try {
-          held.push(await takeSharedSlot(store, clock, key, policy.concurrency, waiting));
+          held.push(await takeSharedSlot(store, clock, key, policy.concurrency, waiting('concurrency')));
         } catch (error) {
           failOpen('concurrency', error);
         }
       }
       if (rate) {
         try {
-          held.push(await takeSharedRate(store, clock, key, rate, waiting));
+          held.push(await takeSharedRate(store, clock, key, rate, waiting('rate')));
         } catch (error) {
           failOpen('rate', error);
           const own = { ...policy, concurrency: Infinity };

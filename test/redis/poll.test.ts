@@ -29,6 +29,7 @@ const waiting = (maxWait: number) => {
     started: 0,
     maxWait,
     onQueued: () => queued.push(1),
+    onUnanswered: () => {},
     queued,
   };
 };

@@ -24,7 +24,7 @@ function scripted(answers: number[] = []) {
 
 const options = (signal = new AbortController().signal, maxWait = Infinity) => {
   const queued: number[] = [];
-  return { signal, started: 0, maxWait, onQueued: () => queued.push(1), queued };
+  return { signal, started: 0, maxWait, onQueued: () => queued.push(1), onUnanswered: () => {}, queued };
 };
 
 describe('takeSharedSlot', () => {

@@ -301,6 +301,44 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     }
   });
 
+  it('a total deadline that ends a wait on a slow Redis for a shared rate says, in a store event, the store had not answered; a caller who leaves does not', async () => {
+    // The caller below leaves once its wait has reached the store (the macrotask after it starts).
+    let waiting = () => {};
+    const trace = {
+      handle: (event: { type: string }) => {
+        if (event.type === 'start') setImmediate(() => waiting());
+      },
+    };
+    await using s = await setup('redis', () => ok, { storeTimeout: 60_000, trace });
+    const rated = stitch({
+      name: 'rated',
+      url: s.vendor.url('/rated'),
+      retry: false,
+      circuit: false,
+      timeout: 150,
+      throttle: { key: 'rated', rate: '5/s' },
+    });
+    await send(['CLIENT', 'PAUSE', '3000', 'ALL']);
+    try {
+      const late = rated(undefined, { engine: s.engine });
+      expect((await late.safe()).error).toMatchObject({ kind: 'rate-limited', requests: 0 });
+      expect(await storeEvents(late)).toEqual([
+        expect.objectContaining({
+          operation: 'rate',
+          error: 'the store had not answered when the total deadline passed',
+        }),
+      ]);
+      const leaving = new AbortController();
+      waiting = () => leaving.abort(new Error('left'));
+      const left = rated(undefined, { engine: s.engine, signal: leaving.signal });
+      expect((await left.safe()).error).toMatchObject({ kind: 'aborted', cause: new Error('left') });
+      expect(await storeEvents(left)).toEqual([]);
+    } finally {
+      await send(['CLIENT', 'UNPAUSE']);
+    }
+    expect(s.vendor.requests()).toBe(0);
+  });
+
   describe('what a command the engine gave up on (storeTimeout) does once Redis answers again', () => {
     /**
      * Runs `call` while Redis is paused, past a 100 ms storeTimeout on a manual clock, then lets
