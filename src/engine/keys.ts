@@ -73,6 +73,18 @@ function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null || isRecord(value);
 }
 
+/**
+ * A param or query value as the URL reads it: a finite number or a boolean is its text (`7` and
+ * `'7'` send one request, so they are one key), a list item by item; anything else as is (the
+ * request build refuses it, and it keys apart).
+ */
+function asText(value: unknown): unknown {
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  return Array.isArray(value) ? value.map(asText) : value;
+}
+
+const paramText = (_: string, value: unknown) => asText(value);
+
 /** An empty object, as {@link canonical} writes it. */
 const EMPTY = '["o"]';
 
@@ -94,7 +106,7 @@ export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
   const digest = (value: unknown) => `#${hash(salt + canonical(value))}`;
   const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
-  const inQuery = (field: string, value: unknown) => (value === null ? undefined : hidden(field, value));
+  const inQuery = (field: string, value: unknown) => (value === null ? undefined : hidden(field, asText(value)));
   // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
   const secretParams = new Map<string, ReadonlySet<string>>();
   const secretParamsOf = (template: string): ReadonlySet<string> => {
@@ -144,7 +156,9 @@ export function createKeys(secret: ReadonlySet<string>) {
       const hiddenParams = input?.params ? secretParamsOf(template) : undefined;
       const params = canonical(
         input?.params,
-        hiddenParams?.size ? (field, value) => (hiddenParams.has(field) ? digest(value) : value) : undefined,
+        hiddenParams?.size
+          ? (field, value) => (hiddenParams.has(field) ? digest(asText(value)) : asText(value))
+          : paramText,
       );
       // No params or query is the same request as empty ones.
       const shape = `${params === EMPTY ? 'null' : params},${query === EMPTY ? 'null' : (query ?? 'null')},${canonical(input?.body)}`;

@@ -47,6 +47,20 @@ describe('keyOf', () => {
     expect(keys.keyOf('s', '', { body: { a: null } })).not.toBe(keys.keyOf('s', '', { body: {} }));
   });
 
+  it('keys a param or query value as the URL reads it: a number or boolean is its text', () => {
+    expect(keys.keyOf('s', '', { params: { id: 7 } })).toBe(keys.keyOf('s', '', { params: { id: '7' } }));
+    expect(keys.keyOf('s', '', { query: { a: 1, on: true, ids: [1, 2] } })).toBe(
+      keys.keyOf('s', '', { query: { a: '1', on: 'true', ids: ['1', '2'] } }),
+    );
+    const secret = createKeys(new Set(['api_key']));
+    const template = 'https://api.test/x?api_key={key}';
+    expect(secret.keyOf('s', '', { params: { key: 42 } }, template)).toBe(
+      secret.keyOf('s', '', { params: { key: '42' } }, template),
+    );
+    // A body is JSON, where 7 and '7' differ.
+    expect(keys.keyOf('s', '', { body: { id: 7 } })).not.toBe(keys.keyOf('s', '', { body: { id: '7' } }));
+  });
+
   it('never keeps a secret header in clear, yet tells principals apart', () => {
     const alice = keys.keyOf('s', '', { headers: { Authorization: 'Bearer alice-token' } });
     const bob = keys.keyOf('s', '', { headers: { authorization: 'Bearer bob-token' } });

@@ -61,6 +61,31 @@ describe('engine.setData and engine.getData', () => {
     expect(vendor.requests()).toBe(0);
   });
 
+  it('a param given as a number or as its text is one request, so one key: a read, a write and an invalidation meet', async () => {
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { vendor, engine } = await startScenario({
+      respond: async () => {
+        await answered;
+        return { body: server };
+      },
+    });
+    const getTodo = stitch<Todo>({ name: uniqueKey('todo'), url: vendor.url('/todos/{id}'), cache: 60_000 });
+    const fromRoute = getTodo({ params: { id: '1' } }, { engine });
+    const fromData = getTodo({ params: { id: 1 } }, { engine });
+    release();
+    expect(await fromData).toBe(await fromRoute);
+    expect(vendor.requests()).toBe(1);
+    engine.setData(getTodo, { params: { id: 1 } }, written);
+    expect(engine.getData(getTodo, { params: { id: '1' } })).toBe(written);
+    engine.invalidate(getTodo, { params: { id: 1 } });
+    expect(engine.getSnapshot(engine.keyOf(getTodo, { params: { id: '1' } }) as string)).toMatchObject({
+      stale: true,
+    });
+  });
+
   it('refuses a write stitch, which has no cached data', async () => {
     const { vendor, engine } = await startScenario();
     const addTodo = stitch({ name: uniqueKey('addTodo'), method: 'POST', url: vendor.url('/todos') });
