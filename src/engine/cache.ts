@@ -422,7 +422,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         // ahead it claims to be.
         if (since === undefined || since < fetchedAt) {
           change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
-          (entries.get(key) as Entry).fetchedAt = fetchedAt;
+          // Kept unless the cache holds nothing unread (`cacheSize: 0`): then it went at once.
+          const kept = entries.get(key);
+          if (kept) kept.fetchedAt = fetchedAt;
         }
       }
     },

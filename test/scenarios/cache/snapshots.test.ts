@@ -225,6 +225,21 @@ describe('dehydrate and hydrate', () => {
     expect(vendor.requests()).toBe(2);
   });
 
+  it('with cacheSize 0, keep data for a key that is read and drop the rest, without throwing', async () => {
+    const { vendor, engine: server } = await startScenario();
+    const getUser = userStitch(vendor);
+    vendor.script({ body: ada }, { body: { ...ada, id: 8 } });
+    await getUser(input, { engine: server });
+    await getUser(byId(8), { engine: server });
+    const taken = JSON.parse(JSON.stringify(server.dehydrate()));
+
+    const client = createEngine({ cacheSize: 0 });
+    const { seen } = watch(client, keyOf(client, getUser, input));
+    client.hydrate(taken);
+    expect(seen.map(state)).toEqual([{ data: ada, fetching: false, error: undefined }]);
+    expect(client.getData(getUser, byId(8))).toBeUndefined();
+  });
+
   it('never lets an older server copy replace newer data the client already has', async () => {
     const { vendor, engine: server, clock } = await startScenario();
     const getUser = userStitch(vendor);
