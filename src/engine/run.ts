@@ -102,13 +102,17 @@ export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = t
 export const onCancel = (run: StitchRun<unknown>, leave: (reason: unknown) => void): void =>
   internals?.onCancel(run, leave);
 
-let runs = 0;
+const RUNS = Symbol.for('stitch-fetch.runs');
+
+/** The count of runs, one for every copy of the package in the realm (its ESM and CJS builds). */
+const runs: { count: number } = ((globalThis as { [RUNS]?: { count: number } })[RUNS] ??= { count: 0 });
 
 /**
- * The next run's number, counted across every engine of the process: a sink shared by several
- * engines (one per server request, say) tells their runs apart by id.
+ * The next run's number, counted across every engine of the process and every copy of the
+ * package in it: a sink shared by several engines (one per server request, say, or one of each
+ * build) tells their runs apart by id.
  */
-export const nextRunId = (): number => ++runs;
+export const nextRunId = (): number => ++runs.count;
 
 /** Whether `run` has logged its `start` (any event at all). */
 export const hasStarted = (run: StitchRun<unknown>): boolean => internals?.started(run) ?? false;

@@ -158,6 +158,19 @@ describe('the built package', () => {
     expect(esm.defaultEngine()).toBe(cjs.defaultEngine());
   });
 
+  it('its ESM and CJS copies number their runs apart: a trace sink shared by both keys runs by id', async () => {
+    const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
+    const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
+    const ids = new Set<string>();
+    const trace = { handle: (event: { type: string; run: string }) => ids.add(event.run) };
+    const fetch = async () => Response.json('ok');
+    for (const copy of [esm, cjs, esm, cjs]) {
+      const read = copy.stitch({ name: 'read', url: 'https://api.test/x', cache: false });
+      await read(undefined, { engine: copy.createEngine({ fetch, trace }) });
+    }
+    expect(ids.size).toBe(4);
+  });
+
   it('a provider of one copy reaches the hooks of the other (a CommonJS library under an ESM app)', async () => {
     const require = createRequire(import.meta.url);
     const copies = {
