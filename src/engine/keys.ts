@@ -79,7 +79,8 @@ function isPlainObject(value: object): boolean {
  * request build refuses it, and it keys apart).
  */
 function asText(value: unknown): unknown {
-  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+    return String(value);
   return Array.isArray(value) ? value.map(asText) : value;
 }
 
@@ -106,7 +107,8 @@ export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
   const digest = (value: unknown) => `#${hash(salt + canonical(value))}`;
   const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
-  const inQuery = (field: string, value: unknown) => (value === null ? undefined : hidden(field, asText(value)));
+  const inQuery = (field: string, value: unknown) =>
+    value === null ? undefined : hidden(field, asText(value));
   // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
   const secretParams = new Map<string, ReadonlySet<string>>();
   const secretParamsOf = (template: string): ReadonlySet<string> => {

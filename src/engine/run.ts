@@ -105,7 +105,9 @@ export const onCancel = (run: StitchRun<unknown>, leave: (reason: unknown) => vo
 const RUNS = Symbol.for('stitch-fetch.runs');
 
 /** The count of runs, one for every copy of the package in the realm (its ESM and CJS builds). */
-const runs: { count: number } = ((globalThis as { [RUNS]?: { count: number } })[RUNS] ??= { count: 0 });
+const realm = globalThis as { [RUNS]?: { count: number } };
+realm[RUNS] ??= { count: 0 };
+const runs = realm[RUNS];
 
 /**
  * The next run's number, counted across every engine of the process and every copy of the
