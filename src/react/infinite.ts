@@ -7,6 +7,7 @@ import {
   type Stitch,
   type StitchError,
   type StitchInput,
+  type StitchRun,
 } from '../index';
 import { userError } from './observer';
 
@@ -70,11 +71,32 @@ export interface EntryHolder {
   live(): boolean;
 }
 
-/** A page fetch in flight: its own controller, and the holders that keep it going. */
+/** What a page fetch has sent so far, as its page runs' events tell: what a cancel of it says. */
+export interface PagesSent {
+  attempts: number;
+  requests: number;
+  url: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+/** A page fetch in flight: its own controller, the holders that keep it going, what it sent. */
 interface PageFetch {
   readonly direction: PageDirection;
   readonly controller: AbortController;
   readonly refs: Set<EntryHolder>;
+  readonly sent: PagesSent;
+}
+
+/** Follows `run`'s events into `sent` (a request, a redirect hop) until it ends. */
+async function tally(run: StitchRun<unknown>, sent: PagesSent): Promise<void> {
+  for await (const event of run.stream()) {
+    if (event.type === 'request') {
+      sent.attempts = Math.max(sent.attempts, event.attempt);
+      sent.url = event.url;
+      sent.idempotencyKey = event.idempotencyKey;
+    } else if (event.type !== 'redirect') continue;
+    sent.requests += 1;
+  }
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: entries of every data, input and param type, typed again by findEntry.
@@ -220,7 +242,9 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const send = async (param: TParam, current: PageFetch, revalidate: boolean): Promise<SafeResult<TData>> => {
     const { signal } = current.controller;
     const input = inputFor(param);
-    const result = await stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>)).safe();
+    const run = stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>));
+    void tally(run, current.sent);
+    const result = await run.safe();
     if (result.ok || signal.aborted || !isAbortError(result.error)) return result;
     const written = engine.getData(stitch, input as InputArg<TInput>);
     return written === undefined ? result : { ok: true, data: written, error: null };
@@ -262,7 +286,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
    */
   const chain = async (current: PageFetch, revalidate: boolean) => {
     const before = snapshot.data;
-    const count = before?.pages.length || 1;
+    // As many as there were, or as `maxPages` keeps now (it may have been lowered since).
+    const count = Math.min(before?.pages.length || 1, entry.policy.maxPages ?? Number.POSITIVE_INFINITY);
     let param = before ? (before.pageParams[0] as TParam) : entry.policy.initialPageParam;
     const pages: TData[] = [];
     const pageParams: TParam[] = [];
@@ -285,7 +310,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const start = (direction: PageDirection, run: (current: PageFetch) => Promise<void>) => {
     const refs = new Set([...holders].filter((holder) => holder.live()));
     if (refs.size === 0) return;
-    const current: PageFetch = { direction, controller: new AbortController(), refs };
+    const sent = { attempts: 0, requests: 0, url: undefined, idempotencyKey: undefined };
+    const current: PageFetch = { direction, controller: new AbortController(), refs, sent };
     fetch = current;
     publish({ error: null, fetching: direction, started: snapshot.started + 1 });
     // A page param function of the user's that throws ends the fetch as a `config` error naming it.
@@ -331,13 +357,19 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     },
     /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
     release,
+    /** What the fetch in flight has sent so far (a copy), if one runs. */
+    sent: (): PagesSent | undefined => fetch && { ...fetch.sent },
     /**
-     * Fetches the page after the last (or before the first); a no-op while a fetch runs or without
-     * one. With no pages yet (the first one cancelled, say), fetches the first, as TanStack Query does.
+     * Fetches the page after the last (or before the first) for `holder`; while a fetch runs,
+     * `holder` holds it again (after its cancel, say) instead. With no pages yet (the first one
+     * cancelled, say), fetches the first, as TanStack Query does.
      */
-    extend(atStart: boolean) {
+    extend(atStart: boolean, holder: EntryHolder) {
       const { data } = snapshot;
-      if (fetch) return;
+      if (fetch) {
+        if (holder.live()) fetch.refs.add(holder);
+        return;
+      }
       if (!data) {
         start('first', (current) => chain(current, false));
         return;

@@ -24,23 +24,25 @@ export interface InfiniteControls {
   /** Whether `getPreviousPageParam` gives a param for the first page. */
   hasPrevious: boolean;
   /**
-   * Fetches the page after the last one; a no-op while a page fetch runs or when there is none.
-   * With no pages yet (the first one cancelled), fetches the first.
+   * Fetches the page after the last one; nothing when there is none. While a page fetch of the key
+   * runs (another component's, say), sends nothing more: the hook holds that one, also after its
+   * own `cancel`. With no pages yet (the first one cancelled), fetches the first.
    */
   fetchNext(): void;
   /**
-   * Fetches the page before the first one; a no-op while a page fetch runs or when there is none.
-   * With no pages yet, fetches the first.
+   * Fetches the page before the first one; nothing when there is none. While a page fetch of the
+   * key runs, holds that one, as `fetchNext` does. With no pages yet, fetches the first.
    */
   fetchPrevious(): void;
   /**
-   * Fetches every page again in order, skipping the cache, each from the param the refreshed page
-   * before it gives; the first failure stops it and keeps the pages there were.
+   * Fetches every page again in order (as many as `maxPages` keeps now), skipping the cache, each
+   * from the param the refreshed page before it gives; the first failure stops it and keeps the
+   * pages there were.
    */
   refetch(): void;
   /**
-   * Cancels this hook's page fetch in flight with `reason`; the hook shows it as its error until
-   * the next page fetch of its key.
+   * Cancels this hook's page fetch in flight with `reason`; the hook shows it as its error (saying
+   * what the fetch had sent, as `useStitch`'s does) until the next page fetch of its key.
    */
   cancel(reason?: unknown): void;
 }
@@ -177,7 +179,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
    */
   const abortOwn = (reason: unknown, started?: number) => {
     if (!entry || !target || target.key === undefined) return;
-    own = { key: target.key, error: abortError(target.stitch, reason), started };
+    own = { key: target.key, error: abortError(target.stitch, reason, entry.sent()), started };
     entry.release(holder, reason);
   };
 
@@ -202,8 +204,8 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     }
     notify();
   };
-  const fetchNext = act((entry) => entry.extend(false));
-  const fetchPrevious = act((entry) => entry.extend(true));
+  const fetchNext = act((entry) => entry.extend(false, holder));
+  const fetchPrevious = act((entry) => entry.extend(true, holder));
   const refetch = act((entry) => entry.refetch());
 
   return {

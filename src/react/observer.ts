@@ -432,14 +432,14 @@ export function userError(hook: string, stitch: string, field: string, cause: un
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
-  ended?: StitchError,
+  ended?: Pick<StitchError, 'attempts' | 'requests' | 'url' | 'idempotencyKey'> & { ambiguous?: boolean },
 ): StitchError {
   const message = messageOf(reason);
   // The read the abort ended says what it had sent (a suspended read's, shared by its readers).
   const sent = ended && {
     attempts: ended.attempts,
     requests: ended.requests,
-    ambiguous: ended.ambiguous,
+    ambiguous: ended.ambiguous ?? ended.requests > 0,
     url: ended.url,
     idempotencyKey: ended.idempotencyKey,
   };

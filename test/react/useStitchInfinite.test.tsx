@@ -154,6 +154,30 @@ describe('pages', () => {
   });
 });
 
+describe('maxPages lowered', () => {
+  it('a refetch fetches only as many pages as maxPages keeps now', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result, rerender } = renderHook(
+      ({ maxPages }: { maxPages: number }) =>
+        useStitchInfinite(list, { query: { list: 'a' } }, { ...byCursor, maxPages }),
+      { wrapper, initialProps: { maxPages: 5 } },
+    );
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await answer(2, { body: page(2, 4, 0) });
+    await loadNext(result, vendor, 3);
+    await answer(3, { body: page(4, 6, 2) });
+
+    rerender({ maxPages: 2 });
+    await actAtOnce(() => result.current.refetch());
+    await answer(4, { body: page(0, 2) });
+    await answer(5, { body: page(2, 4, 0) });
+    expect(result.current).toMatchObject({ isFetching: false, data: { pageParams: [0, 2] } });
+    expect(vendor.requests()).toBe(5);
+  });
+});
+
 describe('a page input function that throws', () => {
   it('is a config error naming pageInput, its cause intact, and nothing is sent', async () => {
     const { vendor, wrapper } = await setupList();
@@ -446,7 +470,16 @@ describe('cancellation the caller asked for', () => {
       data: { pages: [page(0, 2)] },
       isFetching: false,
     });
-    expect(result.current.error).toMatchObject({ kind: 'aborted', name: 'AbortError' });
+    // It says what the page fetch had sent, as useStitch's cancel does.
+    expect(result.current.error).toMatchObject({
+      kind: 'aborted',
+      name: 'AbortError',
+      dispatched: true,
+      requests: 1,
+      attempts: 1,
+      ambiguous: true,
+      url: vendor.url('/people?list=a&cursor=2'),
+    });
     expect(result.current.error?.cause).toBe(reason);
 
     // Asking again clears it.
@@ -787,6 +820,35 @@ describe('sharing a key', () => {
     expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
     await answer(2, { body: page(2, null) });
     expect(screen.getByTestId('b').textContent).toBe('success item 0,item 1,item 2,item 3');
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('a component that cancelled, then asks for the next page while another’s is in flight, holds that one again', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const a: { current: Pages | undefined } = { current: undefined };
+    const b: { current: Pages | undefined } = { current: undefined };
+    const { rerender } = render(
+      <>
+        <List key="a" list={list} testId="a" shown={a} />
+        <List key="b" list={list} testId="b" shown={b} />
+      </>,
+      { wrapper },
+    );
+    await answer(1, { body: page(0, 2) });
+    await actAtOnce(() => b.current?.fetchNext());
+    await vendor.arrival(2);
+    await actAtOnce(() => a.current?.cancel(new Error('not now')));
+    expect(a.current).toMatchObject({ status: 'error', error: { kind: 'aborted', requests: 1 } });
+    await actAtOnce(() => a.current?.fetchNext());
+    expect(a.current).toMatchObject({ status: 'success', isFetchingNext: true });
+
+    // The other one unmounts: the page request goes on for the one that asked again.
+    rerender(<List key="a" list={list} testId="a" shown={a} />);
+    await act(flushMicrotasks);
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+    await answer(2, { body: page(2, null) });
+    expect(screen.getByTestId('a').textContent).toBe('success item 0,item 1,item 2,item 3');
     expect(vendor.requests()).toBe(2);
   });
 
