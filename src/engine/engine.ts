@@ -16,7 +16,7 @@ import type { InputArg } from './invoke';
 import { createKeys } from './keys';
 import { checkHeadersHook } from './outgoing';
 import { createParts } from './parts';
-import type { StitchInput } from './request';
+import { checkKeyInput, type StitchInput } from './request';
 import { boundedShared, isSharedState } from './shared';
 import { boundedStore, createLocalStore, timeBound } from './store';
 
@@ -55,6 +55,8 @@ export interface Engine extends StitchEngineLike {
    * read it), keeping the stale data on screen with `isFetching` until the new data replaces it;
    * a request in flight from before is not joined and its answer is not cached. A key nobody
    * reads is only marked stale: its next read fetches.
+   * @throws StitchError of kind `'config'` naming the field for an input no call could send (a
+   * misspelt field or param), which would mark nothing.
    */
   invalidate<TInput extends StitchInput>(stitch: StitchLike<unknown, TInput>, input?: TInput): void;
   /**
@@ -74,8 +76,9 @@ export interface Engine extends StitchEngineLike {
    * so its late answer never replaces the written data; mounted readers show the written data
    * (one render per write) and no error. A function is always taken as an updater.
    * @returns the data now in the cache.
-   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), or for a
-   * definition a newer one of its name replaced (after a hot reload, as a call of it is refused).
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), for a
+   * definition a newer one of its name replaced (after a hot reload, as a call of it is refused),
+   * or naming the field for an input no call could send (a misspelt field or param).
    */
   setData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
@@ -84,8 +87,9 @@ export interface Engine extends StitchEngineLike {
   ): TData | undefined;
   /**
    * The cached data of a read for `input`, whatever its age; `undefined` without any.
-   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), or for a
-   * definition a newer one of its name replaced.
+   * @throws StitchError of kind `'config'` for a write stitch (only reads are cached), for a
+   * definition a newer one of its name replaced, or naming the field for an input no call could
+   * send.
    */
   getData<TData, TInput extends StitchInput>(
     stitch: StitchLike<TData, TInput>,
@@ -217,6 +221,7 @@ export function createEngine(options?: EngineOptions): Engine {
   const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
     checkStitch(stitch, method);
     register(stitch.definition);
+    checkKeyed(stitch.definition, input);
     const key = cacheKey(keys, stitch.definition, input as never);
     if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
     return key;
@@ -243,6 +248,7 @@ export function createEngine(options?: EngineOptions): Engine {
         invalidateWhere((key) => keys.belongsTo(key, definition.name));
         return;
       }
+      checkKeyed(definition, input);
       const only = cacheKey(keys, definition, input);
       invalidateWhere((key) => key === only);
     },
@@ -295,6 +301,14 @@ function checkStitch(stitch: unknown, method: string): void {
 }
 
 /** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */
+/**
+ * Throws the `config` error a call of `input` would (a misspelt field, a missing param), unless the
+ * stitch's `input` schema reads it (its output is what a call sends).
+ */
+function checkKeyed(definition: Pick<StitchDefinition, 'name' | 'url' | 'input'>, input: unknown): void {
+  if (!definition.input) checkKeyInput(definition.name, definition.url, input as StitchInput | undefined);
+}
+
 function checkListener(listener: unknown): void {
   if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
 }

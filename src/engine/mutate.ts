@@ -3,7 +3,7 @@ import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, isStitchLike, type StitchLike } from './engine';
 import { checkKnown, configError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
-import type { StitchInput } from './request';
+import { checkKeyInput, type StitchInput } from './request';
 
 /** Any stitch, whatever its data and input types (a stitch's type is invariant in its input). */
 export interface AnyStitch {
@@ -208,6 +208,25 @@ export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycl
       'invalidates',
       'must list stitches or [stitch, input] pairs (a single stitch too: [stitch]), or be a function returning such a list',
     );
+  }
+  // A pair's input is refused as a call of it would be (a misspelt param would invalidate nothing).
+  if (!listed) return;
+  for (const target of invalidates)
+    if (Array.isArray(target)) checkPair(name, target as [AnyStitch, StitchInput]);
+}
+
+/**
+ * Throws, as a `config` error of the mutation of `name` naming `invalidates`, the error a call of
+ * the pair's stitch with its input would throw.
+ */
+function checkPair(name: string, [stitch, input]: readonly [AnyStitch, StitchInput]): void {
+  // A stitch (`isInvalidation` checked it), whatever the pair's type says of it.
+  const { definition } = stitch as unknown as StitchLike;
+  if (definition.input) return;
+  try {
+    checkKeyInput(definition.name, definition.url, input);
+  } catch (error) {
+    throw configError(name, 'invalidates', `holds a pair no call could send: ${reasonMessage(error)}`);
   }
 }
 

@@ -93,6 +93,17 @@ export function hasControl(text: string): boolean {
 /** `[object Map]`, `[object Object]`, ...: what a value is, across realms. */
 const tagOf = (value: unknown) => Object.prototype.toString.call(value);
 
+/**
+ * Throws the `config` error a call of `input` would: a field that is not an input field, a param
+ * of `template` missing or not a scalar. For what keys a cache entry without a call
+ * (`engine.setData`, `invalidate`): an input no call could send must not key one in vain.
+ */
+export function checkKeyInput(stitch: string, template: string, input: StitchInput | undefined): void {
+  checkInputFields(stitch, input);
+  if (input !== undefined) checkRecord(stitch, 'input', input);
+  fillTemplate(stitch, template, input?.params);
+}
+
 /** Throws unless `value` is a record, naming `field`. */
 function checkRecord(stitch: string, field: string, value: unknown): Record<string, unknown> {
   if (!isRecord(value)) throw inputError(stitch, field, 'must be a plain object');

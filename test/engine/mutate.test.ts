@@ -265,12 +265,16 @@ describe('mutate', () => {
   it('refuses a wrong option before anything runs: a config error naming it, nothing sent, no callback called', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
     const { getTodos, addTodo } = todoStitches(vendor);
+    const getTodo = stitch({ name: uniqueKey('todo'), url: vendor.url('/todos/{id}') });
     const onMutate = vi.fn();
     const wrong: Array<[string, Record<string, unknown>]> = [
       // A stitch alone is a function too: it was called as if it listed what to invalidate.
       ['invalidates', { invalidates: getTodos }],
       ['invalidates', { invalidates: ['todos'] }],
       ['invalidates', { invalidates: [[getTodos, 'all']] }],
+      // A pair no call could send (a misspelt param, a misspelt field) would invalidate nothing.
+      ['invalidates', { invalidates: [[getTodo, { params: { todoId: 3 } }]] }],
+      ['invalidates', { invalidates: [[getTodos, { qurey: { done: true } }]] }],
       ['onSuccess', { onSuccess: 'refresh' }],
       // A controller instead of its signal, with an onMutate that would have run first.
       ['signal', { signal: new AbortController() }],

@@ -86,6 +86,26 @@ describe('engine.setData and engine.getData', () => {
     });
   });
 
+  it('refuses an input no call could send (a misspelt param or field), as a call does: it would key nothing', async () => {
+    const { vendor, engine } = await startScenario();
+    const getTodo = todoStitch(vendor);
+    const misspelt = [
+      ['params.id', { params: { todoId: 1 } }],
+      ['qurey', { params: { id: 1 }, qurey: { full: true } }],
+    ] as const;
+    for (const [field, wrong] of misspelt) {
+      for (const use of [
+        () => engine.setData(getTodo, wrong as never, written),
+        () => engine.getData(getTodo, wrong as never),
+        () => engine.invalidate(getTodo, wrong as never),
+      ]) {
+        expect(use).toThrow(expect.objectContaining({ kind: 'config', field }));
+      }
+      await expect(getTodo(wrong as never, { engine })).rejects.toMatchObject({ kind: 'config', field });
+    }
+    expect(vendor.requests()).toBe(0);
+  });
+
   it('refuses a write stitch, which has no cached data', async () => {
     const { vendor, engine } = await startScenario();
     const addTodo = stitch({ name: uniqueKey('addTodo'), method: 'POST', url: vendor.url('/todos') });
