@@ -51,9 +51,12 @@ async function waitForSlot<TData>(
     const release =
       local || !throttles.shared
         ? await throttles.local.acquire(key, policy, options)
-        : await throttles.shared(throttles.local, key, policy, options, (operation, error) =>
-            context.emit({ type: 'store', operation, key, error: reasonMessage(error) }),
-          );
+        : await throttles.shared(throttles.local, key, policy, options, (operation, error) => {
+            // A wait on the store's answer that something else ended (`setData`, the last caller
+            // leaving) is not the store's doing: only the deadline's is.
+            if (error !== UNANSWERED || total.expired)
+              context.emit({ type: 'store', operation, key, error: reasonMessage(error) });
+          });
     if (!total.passed()) return release;
     // Granted as the deadline passed (before its timer ran): the slot goes to the next in line.
     release(true);

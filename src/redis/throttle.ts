@@ -33,8 +33,8 @@ export function createSharedThrottle(store: ThrottleStore, clock: Clock): Shared
       queued = true;
       options.onQueued?.(position);
     };
-    // A part whose wait the signal ends before the store answers says so: the total deadline's
-    // end reaches the run's events, a caller's abort has ended its run already.
+    // A part whose wait the signal ends before the store answers says so (the engine keeps it
+    // when that was the total deadline).
     const waiting = (operation: StoreOperation) => ({
       signal,
       started,

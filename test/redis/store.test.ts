@@ -301,7 +301,7 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     }
   });
 
-  it('a total deadline that ends a wait on a slow Redis for a shared rate says, in a store event, the store had not answered; a caller who leaves does not', async () => {
+  it('a total deadline that ends a wait on a slow Redis for a shared rate says, in a store event, the store had not answered; a caller who leaves, or a write that ends the read, does not', async () => {
     // The caller below leaves once its wait has reached the store (the macrotask after it starts).
     let waiting = () => {};
     const trace = {
@@ -333,6 +333,11 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
       const left = rated(undefined, { engine: s.engine, signal: leaving.signal });
       expect((await left.safe()).error).toMatchObject({ kind: 'aborted', cause: new Error('left') });
       expect(await storeEvents(left)).toEqual([]);
+      // Nor does a write that ends the read (no deadline passed).
+      waiting = () => s.engine.setData(rated, undefined, { written: true });
+      const overwritten = rated(undefined, { engine: s.engine });
+      expect((await overwritten.safe()).error).toMatchObject({ kind: 'aborted' });
+      expect(await storeEvents(overwritten)).toEqual([]);
     } finally {
       await send(['CLIENT', 'UNPAUSE']);
     }
