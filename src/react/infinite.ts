@@ -71,31 +71,35 @@ export interface EntryHolder {
   live(): boolean;
 }
 
-/** What a page fetch has sent so far, as its page runs' events tell: what a cancel of it says. */
-export interface PagesSent {
+/** What the page request in flight has sent so far, as its run's events tell: what a cancel says. */
+export interface PageSent {
   attempts: number;
   requests: number;
+  /** Whether a request it sent is still unanswered. */
+  ambiguous: boolean;
   url: string | undefined;
   idempotencyKey: string | undefined;
 }
 
-/** A page fetch in flight: its own controller, the holders that keep it going, what it sent. */
+/** A page fetch in flight: its own controller, the holders that keep it going, its page's run. */
 interface PageFetch {
   readonly direction: PageDirection;
   readonly controller: AbortController;
   readonly refs: Set<EntryHolder>;
-  readonly sent: PagesSent;
+  page: { readonly run: StitchRun<unknown>; readonly sent: PageSent } | undefined;
 }
 
-/** Follows `run`'s events into `sent` (a request, a redirect hop) until it ends. */
-async function tally(run: StitchRun<unknown>, sent: PagesSent): Promise<void> {
+/** Follows `run`'s events into `sent` until it ends: each request, redirect hop and answer. */
+async function tally(run: StitchRun<unknown>, sent: PageSent): Promise<void> {
   for await (const event of run.stream()) {
-    if (event.type === 'request') {
-      sent.attempts = Math.max(sent.attempts, event.attempt);
-      sent.url = event.url;
-      sent.idempotencyKey = event.idempotencyKey;
-    } else if (event.type !== 'redirect') continue;
+    if (event.type === 'response') sent.ambiguous = false;
+    if (event.type !== 'request' && event.type !== 'redirect') continue;
     sent.requests += 1;
+    sent.ambiguous = true;
+    sent.attempts = Math.max(sent.attempts, event.attempt);
+    if (event.type === 'redirect') continue;
+    sent.url = event.url;
+    sent.idempotencyKey = event.idempotencyKey;
   }
 }
 
@@ -243,7 +247,9 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     const { signal } = current.controller;
     const input = inputFor(param);
     const run = stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>));
-    void tally(run, current.sent);
+    const sent = { attempts: 0, requests: 0, ambiguous: false, url: undefined, idempotencyKey: undefined };
+    current.page = { run, sent };
+    void tally(run, sent);
     const result = await run.safe();
     if (result.ok || signal.aborted || !isAbortError(result.error)) return result;
     const written = engine.getData(stitch, input as InputArg<TInput>);
@@ -310,8 +316,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const start = (direction: PageDirection, run: (current: PageFetch) => Promise<void>) => {
     const refs = new Set([...holders].filter((holder) => holder.live()));
     if (refs.size === 0) return;
-    const sent = { attempts: 0, requests: 0, url: undefined, idempotencyKey: undefined };
-    const current: PageFetch = { direction, controller: new AbortController(), refs, sent };
+    const current: PageFetch = { direction, controller: new AbortController(), refs, page: undefined };
     fetch = current;
     publish({ error: null, fetching: direction, started: snapshot.started + 1 });
     // A page param function of the user's that throws ends the fetch as a `config` error naming it.
@@ -325,15 +330,19 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     });
   };
 
-  /** `holder` no longer holds the fetch in flight; the last one to let go aborts it with `reason`. */
-  const release = (holder: EntryHolder, reason: unknown) => {
+  /**
+   * `holder` no longer holds the fetch in flight; the last one to let go aborts it with `reason`.
+   * @returns the run of the page request that abort ended, if it did.
+   */
+  const release = (holder: EntryHolder, reason: unknown): StitchRun<unknown> | undefined => {
     const current = fetch;
-    if (!current?.refs.delete(holder) || current.refs.size > 0) return;
+    if (!current?.refs.delete(holder) || current.refs.size > 0) return undefined;
     fetch = undefined;
     // A refetch (an invalidation's) cut short is still owed to the pages.
     if (current.direction === 'refetch') owed = true;
     current.controller.abort(reason);
     publish({ fetching: undefined });
+    return current.page?.run;
   };
 
   const entry = {
@@ -357,8 +366,8 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     },
     /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
     release,
-    /** What the fetch in flight has sent so far (a copy), if one runs. */
-    sent: (): PagesSent | undefined => fetch && { ...fetch.sent },
+    /** What the page request in flight has sent so far (a copy), if one runs. */
+    sent: (): PageSent | undefined => fetch?.page && { ...fetch.page.sent },
     /**
      * Fetches the page after the last (or before the first) for `holder`; while a fetch runs,
      * `holder` holds it again (after its cancel, say) instead. With no pages yet (the first one

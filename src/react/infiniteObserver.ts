@@ -179,8 +179,19 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
    */
   const abortOwn = (reason: unknown, started?: number) => {
     if (!entry || !target || target.key === undefined) return;
-    own = { key: target.key, error: abortError(target.stitch, reason, entry.sent()), started };
-    entry.release(holder, reason);
+    const { key, stitch } = target;
+    const mine = { key, error: abortError(stitch, reason, entry.sent()), started };
+    own = mine;
+    // The page request this abort ends says what it had sent in full (one it joined, say), as
+    // useStitch's run does: shown once it has unwound, unless something came after.
+    entry
+      .release(holder, reason)
+      ?.safe()
+      .then((ended) => {
+        if (own !== mine || ended.ok || ended.error.kind !== 'aborted') return;
+        own = { ...mine, error: abortError(stitch, reason, ended.error) };
+        notify();
+      });
   };
 
   const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {

@@ -432,14 +432,14 @@ export function userError(hook: string, stitch: string, field: string, cause: un
 export function abortError(
   stitch: Stitch<unknown, never> | { definition: { name: string } },
   reason: unknown,
-  ended?: Pick<StitchError, 'attempts' | 'requests' | 'url' | 'idempotencyKey'> & { ambiguous?: boolean },
+  ended?: Pick<StitchError, 'attempts' | 'requests' | 'ambiguous' | 'url' | 'idempotencyKey'>,
 ): StitchError {
   const message = messageOf(reason);
   // The read the abort ended says what it had sent (a suspended read's, shared by its readers).
   const sent = ended && {
     attempts: ended.attempts,
     requests: ended.requests,
-    ambiguous: ended.ambiguous ?? ended.requests > 0,
+    ambiguous: ended.ambiguous,
     url: ended.url,
     idempotencyKey: ended.idempotencyKey,
   };

@@ -487,6 +487,51 @@ describe('cancellation the caller asked for', () => {
     expect(result.current).toMatchObject({ status: 'success', error: null, isFetchingNext: true });
   });
 
+  it('a cancel in the backoff after an answered 503 says the request was answered (not ambiguous)', async () => {
+    const { vendor, wrapper, answer, trace } = await setupList();
+    const list = stitch<Page, ListInput>({
+      name: uniqueKey('people'),
+      url: vendor.url('/people'),
+      retry: { attempts: 2 },
+    });
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    await act(async () => {
+      const retrying = trace.next((event) => event.type === 'retry');
+      vendor.release(2, { status: 503, body: {} });
+      await retrying;
+    });
+    await actAtOnce(() => result.current.cancel(new Error('stop')));
+    expect(result.current.error).toMatchObject({
+      kind: 'aborted',
+      requests: 1,
+      dispatched: true,
+      ambiguous: false,
+    });
+    expect(vendor.requests()).toBe(2);
+  });
+
+  it('a cancel of a page request joined to another reader’s says what that request sent', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const { result } = renderList(list, wrapper);
+    await answer(1, { body: page(0, 2) });
+    renderHook(() => useStitch(list, { query: { list: 'a', cursor: 2 } }), { wrapper });
+    expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '2' });
+    await actAtOnce(() => result.current.fetchNext());
+    await actAtOnce(() => result.current.cancel(new Error('stop')));
+    expect(result.current.error).toMatchObject({
+      kind: 'aborted',
+      requests: 1,
+      ambiguous: true,
+      url: vendor.url('/people?list=a&cursor=2'),
+    });
+    // The other reader keeps its request.
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('an external signal aborting does the same, with its reason', async () => {
     const { vendor, wrapper, answer } = await setupList();
     const route = new AbortController();
