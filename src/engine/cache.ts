@@ -295,8 +295,11 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     });
   };
 
-  /** Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated). */
-  const change = (key: string, patch: Partial<CacheSnapshot>, source?: string) => {
+  /**
+   * Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated).
+   * `evicting: false` leaves eviction to the next change (see `hydrate`).
+   */
+  const change = (key: string, patch: Partial<CacheSnapshot>, source?: string, evicting = true) => {
     const entry = touch(key);
     if ('data' in patch) {
       entry.source = source;
@@ -309,7 +312,7 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     // recently used: `latest` stays right).
     if (inUse(entry)) unlink(entry);
     else if (!entry.idle) idleNewest(entry);
-    evict();
+    if (evicting) evict();
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
   };
@@ -421,10 +424,15 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         // server's clock ahead of it) is kept as stamped now, so it ages from now, however far
         // ahead it claims to be.
         if (since === undefined || since < fetchedAt) {
-          change(key, { data, updatedAt: Math.min(local, now), error: undefined, stale: false });
-          // Kept unless the cache holds nothing unread (`cacheSize: 0`): then it went at once.
-          const kept = entries.get(key);
-          if (kept) kept.fetchedAt = fetchedAt;
+          // Not evicted now, whatever `cacheSize` (0 too), but by the next change: the readers
+          // of a server render's state subscribe once they commit, after it is taken in.
+          change(
+            key,
+            { data, updatedAt: Math.min(local, now), error: undefined, stale: false },
+            undefined,
+            false,
+          );
+          (entries.get(key) as Entry).fetchedAt = fetchedAt;
         }
       }
     },

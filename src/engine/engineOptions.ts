@@ -63,7 +63,11 @@ export interface EngineOptions {
   trace?: TraceSink | readonly TraceSink[] | undefined;
   /** More header or query names to redact, besides {@link SECRET_HEADERS} and {@link SECRET_QUERY}. @default [] */
   redact?: readonly string[] | undefined;
-  /** How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go first, never one in use. @default 1000 */
+  /**
+   * How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go
+   * first, never one in use. What `hydrate` takes in (a server render's state, `initialData`)
+   * goes only at the next change, so the readers it is for find it when they commit. @default 1000
+   */
   cacheSize?: number | undefined;
   /**
    * How long (ms, > 0) an operation of `store` may take before the call fails open without it

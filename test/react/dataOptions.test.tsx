@@ -99,20 +99,26 @@ describe('a select that throws', () => {
 });
 
 describe('initialData', () => {
-  it('fresh for staleTime: shown at the first render, stored in the cache, no request', async () => {
-    const { vendor, engine, trace, clock, wrapper } = await setup();
-    const getUser = userStitch(vendor);
-    const shown = recorder<QueryResult<User>>();
-    renderHook(() => shown.record(useStitch(getUser, input, { initialData: ada, staleTime: 60_000 })), {
-      wrapper,
-    });
-    await act(async () => {});
-    expect(shown.renders[0]).toMatchObject({ status: 'success', data: ada, isFetching: false });
-    expect(shown.renders.map((q) => q.status)).not.toContain('pending');
-    expect(engine.getSnapshot(engine.keyOf(getUser, input) as string)).toMatchObject({ data: ada });
-    expect(trace.events).toHaveLength(0);
-    expect(clock.pending()).toBe(0);
-  });
+  it.each([
+    ['', undefined],
+    [', on an engine that keeps nothing unread (cacheSize 0)', 0],
+  ])(
+    'fresh for staleTime: shown at the first render, stored in the cache, no request%s',
+    async (_, cacheSize) => {
+      const { vendor, engine, trace, clock, wrapper } = await setup({ engine: { cacheSize } });
+      const getUser = userStitch(vendor);
+      const shown = recorder<QueryResult<User>>();
+      renderHook(() => shown.record(useStitch(getUser, input, { initialData: ada, staleTime: 60_000 })), {
+        wrapper,
+      });
+      await act(async () => {});
+      expect(shown.renders[0]).toMatchObject({ status: 'success', data: ada, isFetching: false });
+      expect(shown.renders.map((q) => q.status)).not.toContain('pending');
+      expect(engine.getSnapshot(engine.keyOf(getUser, input) as string)).toMatchObject({ data: ada });
+      expect(trace.events).toHaveLength(0);
+      expect(clock.pending()).toBe(0);
+    },
+  );
 
   it('with the default staleTime, shown at once and refetched in the background', async () => {
     const { vendor, wrapper, answer } = await setup();

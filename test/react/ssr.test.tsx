@@ -110,30 +110,44 @@ describe('dehydrate → hydrate', () => {
     },
   );
 
-  it('a stitch with a cache ttl shows the server data at first render and sends no client request', async () => {
-    const { vendor, engine: client, clock, trace } = await setup({ respond: () => ({ body: ada }) });
-    const getUser = userStitch(vendor, { ttl: 60_000 });
-    const { shown, page } = profile(getUser);
-    const { html, state } = await serverRender(getUser, page, clock);
-    expect(html).toContain('success Ada');
-    expect(vendor.requests()).toBe(1);
-    const rendered = shown.renders.length;
+  it.each([
+    ['', undefined],
+    [', on an engine that keeps nothing unread (cacheSize 0)', 0],
+  ])(
+    'a stitch with a cache ttl shows the server data at first render and sends no client request%s',
+    async (_, cacheSize) => {
+      const {
+        vendor,
+        engine: client,
+        clock,
+        trace,
+      } = await setup({
+        respond: () => ({ body: ada }),
+        engine: { cacheSize },
+      });
+      const getUser = userStitch(vendor, { ttl: 60_000 });
+      const { shown, page } = profile(getUser);
+      const { html, state } = await serverRender(getUser, page, clock);
+      expect(html).toContain('success Ada');
+      expect(vendor.requests()).toBe(1);
+      const rendered = shown.renders.length;
 
-    render(
-      <StitchProvider engine={client} state={state}>
-        {page}
-      </StitchProvider>,
-    );
-    await act(flushMicrotasks);
-    const clientRenders = shown.renders.slice(rendered);
-    expect(clientRenders[0]).toMatchObject({ status: 'success', data: ada, isFetching: false });
-    expect(clientRenders.map((q) => q.status)).toEqual(clientRenders.map(() => 'success'));
-    expect(screen.getByTestId('profile').textContent).toBe('success Ada');
-    // The hook's read was served from the hydrated cache: no request left the client.
-    expect(trace.events.filter((event) => event.type === 'request')).toHaveLength(0);
-    expect(trace.events.filter((event) => event.type === 'cache')).toHaveLength(1);
-    expect(vendor.requests()).toBe(1);
-  });
+      render(
+        <StitchProvider engine={client} state={state}>
+          {page}
+        </StitchProvider>,
+      );
+      await act(flushMicrotasks);
+      const clientRenders = shown.renders.slice(rendered);
+      expect(clientRenders[0]).toMatchObject({ status: 'success', data: ada, isFetching: false });
+      expect(clientRenders.map((q) => q.status)).toEqual(clientRenders.map(() => 'success'));
+      expect(screen.getByTestId('profile').textContent).toBe('success Ada');
+      // The hook's read was served from the hydrated cache: no request left the client.
+      expect(trace.events.filter((event) => event.type === 'request')).toHaveLength(0);
+      expect(trace.events.filter((event) => event.type === 'cache')).toHaveLength(1);
+      expect(vendor.requests()).toBe(1);
+    },
+  );
 
   it('with staleTime, the hook starts no read at all; hydrating the server HTML matches it', async () => {
     const { vendor, engine: client, clock, trace } = await setup({ respond: () => ({ body: ada }) });

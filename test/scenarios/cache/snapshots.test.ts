@@ -225,7 +225,7 @@ describe('dehydrate and hydrate', () => {
     expect(vendor.requests()).toBe(2);
   });
 
-  it('with cacheSize 0, keep data for a key that is read and drop the rest, without throwing', async () => {
+  it('with cacheSize 0, keep what they take in for readers still to come, until the next change evicts what nobody reads', async () => {
     const { vendor, engine: server } = await startScenario();
     const getUser = userStitch(vendor);
     vendor.script({ body: ada }, { body: { ...ada, id: 8 } });
@@ -237,7 +237,13 @@ describe('dehydrate and hydrate', () => {
     const { seen } = watch(client, keyOf(client, getUser, input));
     client.hydrate(taken);
     expect(seen.map(state)).toEqual([{ data: ada, fetching: false, error: undefined }]);
+    // A reader that commits after the state was taken in (a child of the provider) finds it.
+    expect(client.getData(getUser, byId(8))).toEqual({ ...ada, id: 8 });
+    const { unsubscribe } = watch(client, keyOf(client, getUser, byId(8)));
+    unsubscribe();
+    client.setData(getUser, byId(9), ada);
     expect(client.getData(getUser, byId(8))).toBeUndefined();
+    expect(client.getData(getUser, input)).toEqual(ada);
   });
 
   it('never lets an older server copy replace newer data the client already has', async () => {
