@@ -132,6 +132,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   let placeholder: { key: string; data: TData } | undefined;
   let last: QueryResult<TData> | undefined;
   let made: { key: string | undefined; value: unknown } | undefined;
+  /** Whether a new signal has read again since its predecessor aborted the read (see `update`). */
+  let resumed = false;
   const placeholderOf = createPlaceholder<TData>();
 
   /** Whether `snapshot` holds data younger than `ms`; a zero `ms` never does (future stamps included). */
@@ -194,6 +196,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   const settle = (key: string, error: StitchError | null) => {
+    if (error?.kind !== 'aborted') resumed = false;
     phase = { type: 'settled', key, error, dataAt: engine.getSnapshot(key).updatedAt };
     remember();
     notify();
@@ -273,6 +276,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
 
   const refetch = () => {
     if (!target || target.key === undefined) return;
+    resumed = false;
     release(superseded);
     start(target, true);
   };
@@ -321,6 +325,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
           onAbort(phase.link.signal, (reason) => run.cancel(reason));
           return;
         }
+      }
+      if (!sameRead(previous, goal)) resumed = false;
+      else if (previous?.signal?.aborted && phase.type === 'settled' && phase.error?.kind === 'aborted') {
+        // The old signal aborted the read, and its abort shows: a new signal reads again, once. One
+        // made at each render (`AbortSignal.timeout(ms)` or `AbortSignal.any([route])` inline) is
+        // new at every render the abort itself causes, and would read again without end; one that
+        // has aborted already reads nothing.
+        if (goal.signal?.aborted || resumed) return;
+        resumed = true;
       }
       release(superseded);
       start(goal, false);

@@ -564,6 +564,57 @@ describe('a new signal for the same read', () => {
   });
 });
 
+describe('a signal made at each render (inline)', () => {
+  it('AbortSignal.any of a route signal: its abort shows once, reason intact, and the hook settles', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const route = new AbortController();
+    let renders = 0;
+    const { result } = renderHook(
+      () => {
+        renders += 1;
+        return useStitch(getUser, { params: { id: 7 } }, { signal: AbortSignal.any([route.signal]) });
+      },
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    const reason = new Error('navigated away');
+    const before = renders;
+    await actAtOnce(() => route.abort(reason));
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false, error: { kind: 'aborted' } });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(renders - before).toBeLessThan(5);
+    expect(vendor.requests()).toBe(1);
+  });
+
+  it('one that aborts on its own (AbortSignal.timeout inline) reads again once, then shows its abort', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    // What AbortSignal.timeout(ms) written inline does, with the timeouts fired by hand.
+    const made: AbortController[] = [];
+    const { result } = renderHook(
+      () => {
+        made.push(new AbortController());
+        return useStitch(getUser, { params: { id: 7 } }, { signal: made.at(-1)?.signal });
+      },
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await actAtOnce(() => made.at(-1)?.abort(new DOMException('timed out', 'TimeoutError')));
+    await vendor.arrival(2);
+    const last = new DOMException('timed out again', 'TimeoutError');
+    await actAtOnce(() => made.at(-1)?.abort(last));
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(last);
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(vendor.requests()).toBe(2);
+  });
+});
+
 describe("another reader's data after a failure of this one", () => {
   it('ends the failure: newer data shows as a success', async () => {
     const { vendor, wrapper, answer } = await setup();
