@@ -86,6 +86,8 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
    * entry starts (an invalidation's refetch, say): `started` is the entry's count at the cancel.
    */
   let own: { key: string; error: StitchError; started?: number } | undefined;
+  /** Whether a new signal has resumed since its predecessor aborted (see `update`). */
+  let resumed = false;
   let detach = () => {};
   let mounted = false;
   const listeners = new Set<() => void>();
@@ -211,6 +213,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     if (signal?.aborted) abortOwn(signal.reason);
     else {
       own = undefined;
+      resumed = false;
       fetch(entry);
     }
     notify();
@@ -254,8 +257,13 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       if (entry && sameRead(previous, goal)) {
         offSignal();
         offSignal = listen(goal.signal);
+        // After the old one aborted, a new one resumes once, and an aborted one changes nothing:
+        // one made at each render (`AbortSignal.timeout(ms)` inline) is new at every render its
+        // abort causes, and would fetch again, or show its abort again, without end.
+        if (previous?.signal?.aborted && (goal.signal?.aborted || resumed)) return;
         if (goal.signal?.aborted) abortOwn(goal.signal.reason);
         else if (previous?.signal?.aborted) {
+          resumed = true;
           own = undefined;
           entry.join(holder);
         }
@@ -279,6 +287,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
         return;
       }
       leave(superseded());
+      resumed = false;
       // A hook whose signal has aborted holds no page fetch, but follows its key's entry (its
       // fetches for other holders, their end) as a holder like any other.
       if (key !== undefined && !scope?.aborted) {

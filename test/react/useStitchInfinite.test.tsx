@@ -718,6 +718,63 @@ async function onTwoSignals() {
   return { ...harness, ...hook, list, first, second };
 }
 
+describe('a signal made at each render (inline)', () => {
+  it('AbortSignal.any of a route signal: its abort shows once, reason intact, and the hook settles', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const route = new AbortController();
+    let renders = 0;
+    const { result } = renderHook(
+      () => {
+        renders += 1;
+        return useStitchInfinite(
+          list,
+          { query: { list: 'a' } },
+          { ...byCursor, signal: AbortSignal.any([route.signal]) },
+        );
+      },
+      { wrapper },
+    );
+    await answer(1, { body: page(0, 2) });
+    await loadNext(result, vendor, 2);
+    const reason = new Error('navigated away');
+    const before = renders;
+    await actAtOnce(() => route.abort(reason));
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(reason);
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(renders - before).toBeLessThan(5);
+  });
+
+  it('one that aborts on its own (AbortSignal.timeout inline) fetches the first page again once, then shows its abort', async () => {
+    const { vendor, wrapper } = await setupList();
+    const list = listStitch(vendor);
+    const made: AbortController[] = [];
+    const { result } = renderHook(
+      () => {
+        made.push(new AbortController());
+        return useStitchInfinite(
+          list,
+          { query: { list: 'a' } },
+          { ...byCursor, signal: made.at(-1)?.signal },
+        );
+      },
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await actAtOnce(() => made.at(-1)?.abort(new DOMException('timed out', 'TimeoutError')));
+    await vendor.arrival(2);
+    const last = new DOMException('timed out again', 'TimeoutError');
+    await actAtOnce(() => made.at(-1)?.abort(last));
+    await act(flushMicrotasks);
+    expect(result.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(result.current.error?.cause).toBe(last);
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(vendor.requests()).toBe(2);
+  });
+});
+
 describe('a new signal for the same list', () => {
   it('keeps the pages and the page in flight; an abort of the new one shows, of the old one not', async () => {
     const { vendor, answer, first, second, result, rerender } = await onTwoSignals();
