@@ -354,15 +354,33 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
   }
   check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
   const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
-  check(protocol === 'http:' || protocol === 'https:', name, 'url', 'must use http or https');
+  // With a base, the origin is the base's.
+  const origin = baseUrl === undefined ? 'url' : 'baseUrl';
+  check(protocol === 'http:' || protocol === 'https:', name, origin, 'must use http or https');
   // fetch refuses such URLs, and its error would carry the credentials into `error.cause`.
   check(
     username === '' && password === '',
     name,
-    'url',
+    origin,
     'must not hold credentials (send an Authorization header)',
   );
   return template;
+}
+
+/**
+ * Checks the text of `url` or `baseUrl`: no control character (a URL drops a tab, a CR or a LF
+ * without a word, so the request would go elsewhere than written), each `{placeholder}` a name,
+ * and no `{` or `}` outside one (`{}`, `{id`, `{{id}}` would be sent as written, percent-encoded).
+ */
+function checkUrlText(name: string, field: 'url' | 'baseUrl', text: unknown): void {
+  if (typeof text !== 'string') return;
+  const control = [...text].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f');
+  check(!control, name, field, 'must not hold a control character (a tab, a CR, a LF)');
+  for (const placeholder of placeholders(text)) {
+    check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, field, `has a bad placeholder {${placeholder}}`);
+  }
+  const outside = text.replace(/\{([^{}]+)\}/g, '');
+  check(!/[{}]/.test(outside), name, field, 'has a { or } that is no {placeholder}');
 }
 
 /** The order in which definitions were made: after a hot reload, the newest of a name is the one to run. */
@@ -391,10 +409,9 @@ export function define<TData, TInput extends StitchInput>(
   const method = config.method ?? 'GET';
   check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
   check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
+  checkUrlText(name, 'baseUrl', config.baseUrl);
+  checkUrlText(name, 'url', config.url);
   const url = joinUrl(name, config.baseUrl, config.url);
-  for (const placeholder of placeholders(url)) {
-    check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, 'url', `has a bad placeholder {${placeholder}}`);
-  }
   const responseType = config.responseType ?? 'json';
   check(responseType === 'json' || responseType === 'text', name, 'responseType', "must be 'json' or 'text'");
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY;

@@ -239,14 +239,31 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   if (typeof value === 'number' && !Number.isFinite(value))
     return `${path} is ${value}, which JSON sends as null`;
   if (typeof value !== 'object' || value === null) return undefined;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  // What it says of itself is what JSON sends (a Date: its text): that must be sendable too.
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    let shown: unknown;
+    try {
+      shown = (value as { toJSON(key: string): unknown }).toJSON('');
+    } catch {
+      return undefined;
+    }
+    return shown === value ? undefined : jsonProblem(shown, path, ancestors);
+  }
   if (typeof (value as { then?: unknown }).then === 'function')
     return `${path} is a Promise (or thenable): await it before the call`;
-  // An object of a class that holds what it holds out of sight (a Map, a File, a FormData, a
-  // stream): JSON sends its own enumerable fields, none, so the caller's data is lost.
   const tag = tagOf(value).slice(8, -1);
-  if (tag !== 'Object' && tag !== 'Array' && Object.keys(value).length === 0)
-    return `${path} is a ${tag}, which JSON sends as {}`;
+  // An object of a class that holds what it holds out of sight (a Map, a File, a FormData, a
+  // stream, `#private` fields, getters): JSON sends its own enumerable fields, none, so the
+  // caller's data is lost.
+  if (tag !== 'Array' && Object.keys(value).length === 0) {
+    if (tag !== 'Object') return `${path} is a ${tag}, which JSON sends as {}`;
+    // A plain object's prototype is a realm's Object.prototype (or none); a class's is not.
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== null && Object.getPrototypeOf(prototype) !== null) {
+      const named = String(prototype.constructor?.name || 'object of a class');
+      return `${path} is a ${named} with no fields of its own (its data is out of JSON's sight), which JSON sends as {}`;
+    }
+  }
   if (ancestors.has(value)) return `${path} refers back to itself (a cycle)`;
   ancestors.add(value);
   try {

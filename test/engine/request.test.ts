@@ -198,6 +198,25 @@ describe('buildRequest: body and headers', () => {
     expect(() => build(`${BASE}/u`, { body: { file: new Blob(['x']) } }, 'POST')).toThrow(
       /body\.file is a Blob, which JSON sends as \{\}/,
     );
+    // Its data in #private fields (or prototype getters): JSON sees none of it.
+    class Secretive {
+      readonly #amount = 42;
+      get amount() {
+        return this.#amount;
+      }
+    }
+    expect(() => build(`${BASE}/u`, { body: { price: new Secretive() } }, 'POST')).toThrow(
+      /body\.price is a Secretive with no fields of its own/,
+    );
+    // What an object's toJSON gives is what is sent: it must be sendable too.
+    const tagged = { toJSON: () => new Map([['a', 1]]) };
+    expect(() => build(`${BASE}/u`, { body: { tags: tagged } }, 'POST')).toThrow(
+      /body\.tags is a Map, which JSON sends as \{\}/,
+    );
+    // An empty plain object, or one without a prototype, is data.
+    expect(build(`${BASE}/u`, { body: { a: {}, b: Object.create(null) } }, 'POST').body).toBe(
+      '{"a":{},"b":{}}',
+    );
   });
 
   it('keeps a content type the defaults or the input already set for a JSON body', () => {

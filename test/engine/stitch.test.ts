@@ -43,6 +43,30 @@ describe('stitch(): config validation at definition time', () => {
     ],
     ['a placeholder starting with a digit', 'url', withOption({ url: 'https://api.example.com/{1st}' })],
     ['a baseUrl that is not a URL', 'baseUrl', withOption({ url: '/users/{id}', baseUrl: 'not a url' })],
+    // A URL drops a tab, a CR or a LF without a word: the request would go elsewhere than written.
+    ['a url with a CR LF', 'url', withOption({ url: 'https://api.example.com/orders\r\n/refund' })],
+    ['a url with a tab', 'url', withOption({ url: 'https://api.example.com/ord\ters' })],
+    ['a baseUrl with a LF', 'baseUrl', withOption({ url: 'users', baseUrl: 'https://api.example.com/v1\n' })],
+    // Sent as written, percent-encoded, or filled where the types say otherwise.
+    ['an empty placeholder', 'url', withOption({ url: 'https://api.example.com/users/{}' })],
+    ['an unclosed placeholder', 'url', withOption({ url: 'https://api.example.com/users/{id' })],
+    ['a doubled placeholder', 'url', withOption({ url: 'https://api.example.com/users/{{id}}' })],
+    ['a stray }', 'url', withOption({ url: 'https://api.example.com/users/id}' })],
+    [
+      'a bad placeholder in baseUrl',
+      'baseUrl',
+      withOption({ url: 'users', baseUrl: 'https://api.example.com/{v 1}' }),
+    ],
+    [
+      'a baseUrl of another scheme',
+      'baseUrl',
+      withOption({ url: 'users', baseUrl: 'ftp://files.example.com' }),
+    ],
+    [
+      'a baseUrl with credentials',
+      'baseUrl',
+      withOption({ url: 'users', baseUrl: 'https://me:pw@api.example.com' }),
+    ],
     ["a responseType other than 'json' | 'text'", 'responseType', withOption({ responseType: 'xml' })],
     ['maxBodyBytes 0', 'maxBodyBytes', withOption({ maxBodyBytes: 0 })],
     ['maxBodyBytes -1', 'maxBodyBytes', withOption({ maxBodyBytes: -1 })],

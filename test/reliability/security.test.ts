@@ -414,10 +414,10 @@ describe('{param} values are percent-encoded: no path traversal', () => {
 });
 
 it('credentials in a stitch URL are refused at definition time, so no error can carry them', () => {
-  for (const config of [
-    { name: 'userinfo', url: 'https://user:hunter2@api.example.test/a' },
-    { name: 'userinfo-base', baseUrl: 'https://user:hunter2@api.example.test', url: '/a' },
-  ]) {
-    expect(() => stitch(config)).toThrow(expect.objectContaining({ kind: 'config', field: 'url' }));
+  for (const [field, config] of [
+    ['url', { name: 'userinfo', url: 'https://user:hunter2@api.example.test/a' }],
+    ['baseUrl', { name: 'userinfo-base', baseUrl: 'https://user:hunter2@api.example.test', url: '/a' }],
+  ] as const) {
+    expect(() => stitch(config)).toThrow(expect.objectContaining({ kind: 'config', field }));
   }
 });
