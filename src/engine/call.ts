@@ -6,7 +6,7 @@ import { type CallOptions, definedBefore, type StitchDefinition } from './defini
 import { cancelRun, emptyTally, refuseRun } from './endings';
 import { asConfigError, configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
-import { type ExecutionResult, execute } from './execution';
+import { type ExecutionResult, execute, unexpected } from './execution';
 import { IDEMPOTENCY_HEADER, idempotencyKeyFor, RECORD_TTL, refuseKeyHeader } from './idempotency';
 import { type CheckedInput, checkInput, inputSecrets } from './input';
 import type { Inspector } from './inspect';
@@ -356,7 +356,10 @@ export function createCall(deps: CallDeps) {
       };
       const result =
         recorded !== undefined && definition.records
-          ? parts.use(definition.records).run(context, recorded, () => execute(context))
+          ? parts
+              .use(definition.records)
+              .run(context, recorded, () => execute(context))
+              .catch((error: unknown) => unexpected(context, error))
           : execute(context);
       if (key === undefined) result.then(() => lifetime.dispose());
       else track(key, result, lifetime, shown);

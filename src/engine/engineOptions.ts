@@ -76,9 +76,11 @@ export interface EngineOptions {
   storeTimeout?: number | undefined;
   /**
    * Headers to add to each attempt as it leaves (e.g. a W3C `traceparent` from `stitch-fetch/otel`).
-   * A hook that throws adds nothing and never fails the request. For a call under a key its caller
-   * owns, it is also asked once before the first attempt (`preview: true`): the secret headers it
-   * adds (a user's token) scope the key's record to that user. @default none
+   * A hook that throws adds nothing and never fails the request; one that returns a promise (an
+   * async hook: it is not awaited) fails the attempt, unsent, as `config` naming `headers`. For a
+   * call under a key its caller owns, it is also asked once before the first attempt (`preview:
+   * true`): the secret headers it adds (a user's token) scope the key's record to that user.
+   * @default none
    */
   headers?: HeadersHook | undefined;
 }

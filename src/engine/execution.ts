@@ -82,11 +82,16 @@ export async function execute<TData>(context: ExecutionContext<TData>): Promise<
       }
     }
   } catch (error) {
-    // Only a defect can land here; a run must still settle, and say why.
-    if (left(context)) return { type: 'aborted' };
-    const message = `stitch '${definition.name}' failed unexpectedly: ${(error as Error)?.message ?? String(error)}`;
-    return fail(context, failure(context, 'config', message, { cause: error, retryable: false }));
+    return unexpected(context, error);
   }
+}
+
+/** Only a defect can throw out of an execution; a run must still settle, and say why. */
+export function unexpected<TData>(context: ExecutionContext<TData>, error: unknown): ExecutionResult<TData> {
+  if (left(context)) return { type: 'aborted' };
+  const said = (error as Error)?.message ?? String(error);
+  const message = `stitch '${context.definition.name}' failed unexpectedly: ${said}`;
+  return fail(context, failure(context, 'config', message, { cause: error, retryable: false }));
 }
 
 /** The end of an execution whose total deadline passed outside an attempt (backoff, a wait). */

@@ -44,6 +44,7 @@ export function checkHeadersHook(hook: unknown): HeadersHook | undefined {
  * Adds to `headers` what the engine's `headers` hook returns for attempt `attempt` of the call
  * (`preview`: asked before any attempt). A hook that throws (or returns a header the platform
  * refuses) adds nothing: like a trace sink, it cannot fail the request it observes.
+ * @throws StitchError of kind `'config'` naming `headers` when the hook returns a promise.
  */
 export function addHeaders(
   hook: HeadersHook,
@@ -53,13 +54,28 @@ export function addHeaders(
   headers: Headers,
 ): void {
   const { run, url, definition, request } = context;
+  let extra: ReturnType<HeadersHook>;
   try {
-    const extra = hook({ run, stitch: definition.name, attempt, method: request.method, url, preview });
+    extra = hook({ run, stitch: definition.name, attempt, method: request.method, url, preview });
+  } catch {
+    // Observers cannot fail a request.
+    return;
+  }
+  // An async hook (a token refresh, say) would add nothing, without a word: the attempt fails
+  // instead, before it is sent (a preview adds nothing, and lets the attempt say so).
+  if (typeof (extra as { then?: unknown } | undefined)?.then === 'function') {
+    (extra as unknown as PromiseLike<unknown>).then(undefined, () => {});
+    if (preview) return;
+    const problem =
+      'returned a promise: it must return its headers at once (refresh a token elsewhere, read it here)';
+    throw configError(definition.name, 'headers', `(the engine's hook) ${problem}`);
+  }
+  try {
     // A header the hook has no value for (no active span, say) is left out, not sent as "undefined".
     for (const [name, value] of Object.entries(extra ?? {})) {
       if (value !== undefined && value !== null) headers.set(name, value);
     }
   } catch {
-    // Observers cannot fail a request.
+    // Nor can a header the platform refuses.
   }
 }

@@ -94,10 +94,17 @@ export async function dispatch<TData>(
   if (left(context)) return ['neutral', { type: 'aborted' }];
   // The total deadline may pass between the admission and here: then nothing leaves.
   if (total.passed()) return ['neutral', timedOut(context, total, attempt, false)];
-  const each = total.attempt(definition.timeout.each);
   // What this attempt sends (a hook may add a credential, a redirect a query): what its errors
   // must not quote.
-  let headers = request.headers;
+  let headers: Headers;
+  try {
+    headers = attemptHeaders(context, attempt);
+  } catch (error) {
+    // The engine's hook returned what cannot be sent (a promise): nothing leaves.
+    const refusal = failure(context, 'config', (error as Error).message, { field: 'headers' });
+    return ['neutral', { type: 'failure', error: refusal, retryAfter: undefined }];
+  }
+  const each = total.attempt(definition.timeout.each);
   const hopSecrets: string[] = [];
   const secrets = () => secretValues(headers, [...request.secrets, ...hopSecrets], parts.secret);
   const scrubbed = (text: string) => scrub(text, secrets());
@@ -109,7 +116,6 @@ export async function dispatch<TData>(
   // The requests counted once the first left: any more are a redirect's hops.
   let sentFirst: number | undefined;
   try {
-    headers = attemptHeaders(context, attempt);
     const event: Payload<'request'> = {
       type: 'request',
       attempt,

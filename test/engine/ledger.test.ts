@@ -117,6 +117,24 @@ describe('a key that succeeded', () => {
     ]);
   });
 
+  it('a platform whose digest of the credentials fails settles the call (a config error saying so), sending nothing', async () => {
+    const { vendor, engine } = await setup(createMemoryStore());
+    const digest = vi
+      .spyOn(globalThis.crypto.subtle, 'digest')
+      .mockRejectedValue(new Error('no digest here'));
+    onTestFinished(() => digest.mockRestore());
+    const charge = chargeStitch(vendor);
+    const failed = await charge(
+      { ...order, headers: { authorization: 'Bearer alice-token' } },
+      { engine, ...owned },
+    ).safe();
+    expect(failed.error).toMatchObject({
+      kind: 'config',
+      message: expect.stringContaining('no digest here'),
+    });
+    expect(vendor.requests()).toBe(0);
+  });
+
   it('a caller gone while its credentials are digested claims nothing', async () => {
     const memory = createMemoryStore();
     const read: string[] = [];

@@ -34,6 +34,28 @@ describe("createEngine's headers option", () => {
     expect(requests.map((event) => event.headers['x-attempt'])).toEqual(['1', '2']);
   });
 
+  it('an async hook (its headers a promise) fails the attempt as config, naming headers, before anything is sent', async () => {
+    const { vendor, engine } = await startScenario({
+      engine: { headers: (async () => ({ authorization: 'Bearer token' })) as never },
+    });
+    const read = stitch({ name: uniqueKey('async-hook'), url: vendor.url('/x') });
+    const keyed = stitch({
+      name: uniqueKey('async-hook-write'),
+      method: 'POST',
+      url: vendor.url('/x'),
+      idempotency: { keyOf: () => 'k' },
+    });
+    for (const run of [read(undefined, { engine }), keyed({ body: {} }, { engine })]) {
+      expect((await run.safe()).error).toMatchObject({
+        kind: 'config',
+        field: 'headers',
+        requests: 0,
+        message: expect.stringContaining('returned a promise'),
+      });
+    }
+    expect(vendor.requests()).toBe(0);
+  });
+
   it('a hook that throws adds nothing and the request still goes', async () => {
     const { vendor, engine } = await startScenario({
       engine: {
