@@ -4,7 +4,7 @@
  * fallback (`cacheSize: NaN` once turned the cache off).
  */
 import type { Clock } from './clock';
-import { StitchError, unknownOption } from './errors';
+import { checking, StitchError, unknownOption } from './errors';
 import type { SECRET_HEADERS, SECRET_QUERY, TraceSink } from './events';
 import type { HeadersHook } from './outgoing';
 import { isSharedState, type SharedState } from './shared';
@@ -98,6 +98,11 @@ export interface CheckedEngineOptions {
 
 /** Validates `createEngine`'s options. @throws StitchError of kind `'config'` naming the field. */
 export function checkEngineOptions(given: EngineOptions | undefined): CheckedEngineOptions {
+  return checking(undefined, 'options', () => checkGiven(given));
+}
+
+/** {@link checkEngineOptions}, its reads of `given` unguarded. */
+function checkGiven(given: EngineOptions | undefined): CheckedEngineOptions {
   const options: EngineOptions = given ?? {};
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw engineError('options', 'must be an object');

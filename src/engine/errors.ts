@@ -188,6 +188,21 @@ export function configError(stitchName: string | undefined, field: string, probl
 }
 
 /**
+ * Runs `check`, a validation of what the app gave (a config, options): a throw of its own (a
+ * getter or a proxy trap of the app's object that throws) becomes a `config` error naming
+ * `field`, its cause kept, as a wrong value would be.
+ */
+export function checking<T>(stitchName: string | undefined, field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (isStitchError(error)) throw error;
+    const { message, stitch } = configError(stitchName, field, `could not be read: ${reasonMessage(error)}`);
+    throw new StitchError({ kind: 'config', field, stitch, message, cause: error });
+  }
+}
+
+/**
  * The first own key of `options` not among `known`, and what to say of it (the options there
  * are): a misspelt option (`retires: 3`) would otherwise be dropped without a word.
  */

@@ -15,7 +15,7 @@ import type {
   ThrottleValue,
 } from './definition';
 import { define, isPolicyValue, refuseOtherPolicy } from './definition';
-import { configError } from './errors';
+import { checking, configError } from './errors';
 import { isRecord } from './record';
 import type { StitchInput } from './request';
 import { SINGLE_ATTEMPT } from './retry';
@@ -81,5 +81,6 @@ export function stitch<
     baseUrl?: TBase | undefined;
   },
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
-  return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, valuesOnly));
+  const checked = config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>;
+  return toStitch(checking(undefined, 'config', () => define(checked, valuesOnly)));
 }

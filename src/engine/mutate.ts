@@ -184,6 +184,8 @@ const isInvalidation = (value: unknown): boolean => {
  * options, which hold no call options.
  */
 export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycleOnly = false): void {
+  if (!isStitchLike(stitch))
+    throw configError(undefined, 'stitch', 'must be a stitch (what stitch() returns)');
   const { name } = stitch.definition;
   if (typeof given !== 'object' || given === null) throw configError(name, 'options', 'must be an object');
   const callbacks = ['onMutate', 'onSuccess', 'onError', 'onSettled'];

@@ -9,6 +9,7 @@ import {
   type Stitch,
   type StitchConfig,
 } from './definition';
+import { checking } from './errors';
 import { normalizeIdempotency } from './idempotency';
 import { records } from './ledger';
 import type { StitchInput } from './request';
@@ -70,5 +71,6 @@ export function stitch<
     baseUrl?: TBase | undefined;
   },
 ): Stitch<TData, ResolvedInput<TInput, TUrl, TBase>> {
-  return toStitch(define(config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>, objectsOrValues));
+  const checked = config as StitchConfig<TData, ResolvedInput<TInput, TUrl, TBase>>;
+  return toStitch(checking(undefined, 'config', () => define(checked, objectsOrValues)));
 }

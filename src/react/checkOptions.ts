@@ -1,4 +1,5 @@
 import { StitchError } from '../index';
+import { messageOf } from './observer';
 
 /** What an option must be, and how that reads in the error when it is not. */
 type Rule = readonly [valid: (value: unknown) => boolean, problem: string];
@@ -103,6 +104,23 @@ export const STITCH_PROVIDER = {
   children: ANY,
 } satisfies Rules;
 
+/** The props of `StitchScope`: a misspelt `resetKey` would reset nothing, without a word. */
+export const STITCH_SCOPE = { resetKey: ANY, children: ANY } satisfies Rules;
+
+/**
+ * The name of what `hook` was given as its stitch: anything else (`undefined`, a definition, a
+ * plain object) is a `config` error naming `stitch`, not a TypeError.
+ */
+export function stitchName(hook: string, stitch: unknown): string {
+  const name = (stitch as { definition?: { name?: unknown } } | null | undefined)?.definition?.name;
+  if (typeof name === 'string') return name;
+  throw new StitchError({
+    kind: 'config',
+    field: 'stitch',
+    message: `${hook}: \`stitch\` must be a stitch (what stitch() returns)`,
+  });
+}
+
 /** One option's rule, as checked: its name, whether `undefined` passes it, the rule itself. */
 type Checked = readonly [field: string, absentOk: boolean, valid: Rule[0], problem: string];
 
@@ -137,7 +155,15 @@ export function checkOptions(
   rules: Rules,
   prefix = '',
 ): void {
-  const problem = problemOf(options, rules);
+  let problem: ReturnType<typeof problemOf>;
+  try {
+    problem = problemOf(options, rules);
+  } catch (cause) {
+    // A getter or a proxy trap of the app's that throws is a config error too, not a crash.
+    const field = prefix.replace(/\.$/, '') || 'options';
+    const message = `${hook}: \`${field}\` could not be read: ${messageOf(cause)}`;
+    throw new StitchError({ kind: 'config', field, stitch, message, cause });
+  }
   if (problem === undefined) return;
   const field = `${prefix}${problem[0]}`;
   throw new StitchError({ kind: 'config', field, stitch, message: `${hook}: \`${field}\` ${problem[1]}` });

@@ -1,4 +1,5 @@
 import { type ReactNode, useContext, useEffect, useRef, useState } from 'react';
+import { checkOptions, STITCH_SCOPE } from './checkOptions';
 import { ScopeContext } from './context';
 import { onAbort } from './follow';
 
@@ -24,7 +25,9 @@ const UNSCOPED = new AbortController().signal;
  * `useStitchScope()`) when `resetKey` changes or the scope unmounts. Hooks below restart on the
  * new scope without showing the abort; a parent scope's reset resets this one too.
  */
-export function StitchScope({ resetKey, children }: StitchScopeProps) {
+export function StitchScope(props: StitchScopeProps) {
+  checkOptions('StitchScope', undefined, props, STITCH_SCOPE);
+  const { resetKey, children } = props;
   const parent = useContext(ScopeContext);
   // The scope the last commit showed, and the one the last render of another chose (a navigation
   // that may still be pending, or the one just committed). A new key (or a parent's

@@ -1,6 +1,6 @@
 import { useCallback, useContext, useEffect, useMemo } from 'react';
 import type { Engine, InputArg, Stitch, StitchInput } from '../index';
-import { checkOptions, USE_STITCH } from './checkOptions';
+import { checkOptions, stitchName, USE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { createKeyMemo } from './inputKey';
 import { createObserver, type QueryResult } from './observer';
@@ -113,7 +113,7 @@ export function useStitch<TData, TInput extends StitchInput, TSelected = TData>(
   input: HookInput<TInput>,
   options: UseStitchOptions<NoInfer<TData>, TSelected> = {},
 ): QueryResult<TSelected> {
-  checkOptions('useStitch', stitch.definition.name, options, USE_STITCH);
+  checkOptions('useStitch', stitchName('useStitch', stitch), options, USE_STITCH);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const settings = useContext(TriggerContext);

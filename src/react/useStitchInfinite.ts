@@ -1,6 +1,6 @@
 import { useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { Stitch, StitchInput } from '../index';
-import { checkOptions, USE_STITCH_INFINITE } from './checkOptions';
+import { checkOptions, stitchName, USE_STITCH_INFINITE } from './checkOptions';
 import { ScopeContext } from './context';
 import type { PagePolicy } from './infinite';
 import { createInfiniteObserver, type InfiniteResult } from './infiniteObserver';
@@ -48,7 +48,7 @@ export function useStitchInfinite<TData, TInput extends StitchInput, TParam>(
   input: HookInput<TInput>,
   options: UseStitchInfiniteOptions<TData, TInput, TParam>,
 ): InfiniteResult<TData, TParam> {
-  checkOptions('useStitchInfinite', stitch.definition.name, options, USE_STITCH_INFINITE);
+  checkOptions('useStitchInfinite', stitchName('useStitchInfinite', stitch), options, USE_STITCH_INFINITE);
   const engine = useEngine();
   const scope = useContext(ScopeContext);
   const observer = useMemo(() => createInfiniteObserver<TData, TInput, TParam>(engine), [engine]);

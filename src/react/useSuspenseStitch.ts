@@ -1,6 +1,6 @@
 import { useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { CallArgs, Engine, InputArg, Stitch, StitchInput } from '../index';
-import { checkOptions, USE_SUSPENSE_STITCH } from './checkOptions';
+import { checkOptions, stitchName, USE_SUSPENSE_STITCH } from './checkOptions';
 import { ScopeContext } from './context';
 import { follow } from './follow';
 import {
@@ -66,7 +66,7 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   input: InputArg<TInput>,
   options: UseSuspenseStitchOptions = {},
 ): { data: TData; isFetching: boolean } {
-  checkOptions('useSuspenseStitch', stitch.definition.name, options, USE_SUSPENSE_STITCH);
+  checkOptions('useSuspenseStitch', stitchName('useSuspenseStitch', stitch), options, USE_SUSPENSE_STITCH);
   // A write is never cached: its every answer would leave the read suspended, and send it again.
   readInput('useSuspenseStitch', stitch, input, true, ': use useStitchMutation');
   const engine = useEngine();

@@ -7,7 +7,7 @@
  */
 import type { CircuitState } from '../engine/circuit';
 import { describeStored } from '../engine/circuitState';
-import { checkKnown, configError } from '../engine/errors';
+import { checking, checkKnown, configError } from '../engine/errors';
 import {
   type CircuitChange,
   type Claim,
@@ -98,6 +98,16 @@ const describeRaw = (raw: string): string => {
   }
 };
 
+/** The `prefix` of `options`, checked. */
+function prefixOf(options: RedisStoreOptions): string {
+  if (typeof options !== 'object' || options === null)
+    throw configError(undefined, 'options', 'must be { prefix }');
+  checkKnown(undefined, '', options, ['prefix']);
+  const { prefix = 'stitch:' } = options;
+  if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
+  return prefix;
+}
+
 /**
  * Creates a store for `createEngine({ store })` that keeps breakers, throttle rates (a `rate` is
  * then shared across processes unless the throttle says `shared: false`), throttle concurrency
@@ -107,16 +117,13 @@ const describeRaw = (raw: string): string => {
  * client.connect()` for node-redis); while it is not, calls fail open with a `store` event.
  * @param client a connected `redis` (node-redis) or `ioredis` client, of one node or a cluster
  *   (`createCluster`, `new Cluster`); Stitch never closes it.
- * @throws StitchError of kind `'config'` naming `client` or `prefix`.
+ * @throws StitchError of kind `'config'` naming `client`, `options` or `prefix` (one that cannot be
+ *   read too: a getter that throws).
  */
 export function createRedisStore(client: RedisClient, options: RedisStoreOptions = {}): SharedState {
-  const send = commandsOf(client);
+  const send = checking(undefined, 'client', () => commandsOf(client));
   const run = scriptsOf(send);
-  if (typeof options !== 'object' || options === null)
-    throw configError(undefined, 'options', 'must be { prefix }');
-  checkKnown(undefined, '', options, ['prefix']);
-  const { prefix = 'stitch:' } = options;
-  if (typeof prefix !== 'string') throw configError(undefined, 'prefix', 'must be a string');
+  const prefix = checking(undefined, 'options', () => prefixOf(options));
   /** Takes member `id` (a grant, a slot) out of the sorted set `name`. */
   const forget = (name: string, id: string) => send(['ZREM', name, id], name);
 

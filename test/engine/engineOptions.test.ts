@@ -44,6 +44,28 @@ describe('createEngine refuses bad options, naming the field', () => {
     expect((error as Error).message).toContain(`\`${field}\``);
   });
 
+  it('a getter or a proxy trap that throws is a config error naming the options, its cause kept', () => {
+    const thrown = new Error('not loaded yet');
+    for (const options of [
+      {
+        get fetch(): never {
+          throw thrown;
+        },
+      },
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw thrown;
+          },
+        },
+      ),
+    ]) {
+      const error = thrownBy(() => createEngine(options as EngineOptions));
+      expect(error).toMatchObject({ kind: 'config', field: 'options', cause: thrown });
+    }
+  });
+
   it('lists the options there are beside a misspelt one', () => {
     expect(thrownBy(() => createEngine({ cachesize: 10 } as EngineOptions))).toMatchObject({
       message:

@@ -288,6 +288,13 @@ describe('mutate', () => {
       expect(failure).toMatchObject({ kind: 'config', field, stitch: addTodo.definition.name });
     }
     expect(onMutate).not.toHaveBeenCalled();
+    // Nor is what is not a stitch a TypeError.
+    for (const given of [undefined, {}]) {
+      await expect(mutate(given as never, input, { engine, onMutate })).rejects.toMatchObject({
+        kind: 'config',
+        field: 'stitch',
+      });
+    }
     expect(vendor.requests()).toBe(0);
   });
 });

@@ -24,6 +24,35 @@ function withOption(patch: Record<string, unknown>): unknown {
   return { name: 'getUser', url: URL_, ...patch };
 }
 
+describe('stitch(): a config that cannot be read', () => {
+  it('a getter or a proxy trap that throws is a config error, its cause kept, not the raw throw', () => {
+    const thrown = new Error('not loaded yet');
+    const unreadable = [
+      withOption({
+        retry: {
+          get attempts(): never {
+            throw thrown;
+          },
+        },
+      }),
+      {
+        name: 'getUser',
+        get url(): never {
+          throw thrown;
+        },
+      },
+      new Proxy(withOption({}) as object, {
+        ownKeys: () => {
+          throw thrown;
+        },
+      }),
+    ];
+    for (const config of unreadable) {
+      expect(configFailure(config)).toMatchObject({ kind: 'config', field: 'config', cause: thrown });
+    }
+  });
+});
+
 describe('stitch(): config validation at definition time', () => {
   it.each<[string, string, unknown]>([
     ['a non-object config', 'config', 'getUser'],

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createEngine, type StitchInput, stitch } from '../../src/index';
 import {
   StitchProvider,
+  StitchScope,
   useStitch,
   useStitchInfinite,
   useStitchMutation,
@@ -162,6 +163,57 @@ it.each([
       field: 'method',
       message: expect.stringContaining('useStitchMutation'),
     }),
+  );
+  expect(vendor.requests()).toBe(0);
+});
+
+it.each([
+  ['useStitch', (s: never) => useStitch(s, user)],
+  ['useSuspenseStitch', (s: never) => useSuspenseStitch(s, user)],
+  [
+    'useStitchInfinite',
+    (s: never) =>
+      useStitchInfinite(s, user, {
+        initialPageParam: 0,
+        getNextPageParam: () => undefined,
+        pageInput: 'page',
+      }),
+  ],
+  ['useStitchMutation', (s: never) => useStitchMutation(s)],
+])('%s refuses what is not a stitch as a config error naming it, not a TypeError', async (_hook, read) => {
+  const { wrapper } = await setup();
+  for (const given of [undefined, {}, { name: 'users' }]) {
+    expect(() => renderHook(() => read(given as never), { wrapper })).toThrow(refused('stitch'));
+  }
+});
+
+it('StitchScope refuses a prop it does not have (a misspelt resetKey would reset nothing)', async () => {
+  const { wrapper } = await setup();
+  const props = { resetkey: '/a' } as object;
+  expect(() =>
+    renderHook(() => null, {
+      wrapper: ({ children }) => wrapper({ children: <StitchScope {...props}>{children}</StitchScope> }),
+    }),
+  ).toThrow(
+    expect.objectContaining({
+      kind: 'config',
+      field: 'resetkey',
+      message: expect.stringContaining('resetKey'),
+    }),
+  );
+});
+
+it('a hook option getter that throws is a config error naming the options, its cause kept', async () => {
+  const { vendor, wrapper } = await setup();
+  const getUser = userStitch(vendor);
+  const thrown = new Error('not loaded yet');
+  const options = {
+    get staleTime(): never {
+      throw thrown;
+    },
+  };
+  expect(() => renderHook(() => useStitch(getUser, user, options), { wrapper })).toThrow(
+    expect.objectContaining({ kind: 'config', field: 'options', cause: thrown }),
   );
   expect(vendor.requests()).toBe(0);
 });

@@ -665,5 +665,13 @@ describe.skipIf(!redisServerPath())('createRedisStore', () => {
     expect(fieldOf(() => createRedisStore(redis.admin, 'app:' as never))).toBe('options');
     // Another library's name: every process would share the default prefix, silently.
     expect(fieldOf(() => createRedisStore(redis.admin, { keyPrefix: 'app:' } as never))).toBe('keyPrefix');
+    // One that cannot be read (a getter that throws) is named too, not a crash.
+    const unreadable = Object.defineProperty({}, 'prefix', {
+      get: () => {
+        throw new Error('not loaded yet');
+      },
+      enumerable: true,
+    });
+    expect(fieldOf(() => createRedisStore(redis.admin, unreadable))).toBe('options');
   });
 });
