@@ -307,13 +307,14 @@ const limitsOf = ({ failures, cooldown, probeTimeout, window }: CircuitPolicy): 
  * Creates a breaker over `shared`, timed by the store's clock (see {@link CircuitChange}).
  * @param deps.onTransition called after each committed change of `state`, whoever caused it. @default none
  * @param deps.onStoreError called when the store throws; the breaker then fails open. @default none
- * @param deps.onChange called after each committed write, with the state stored. @default none
+ * @param deps.onChange called after each committed write, with the state stored and how long
+ *   the store keeps it (ms). @default none
  */
 export function createCircuit(deps: {
   shared: Pick<SharedState, 'circuit'>;
   onTransition?: TransitionListener | undefined;
   onStoreError?: (error: unknown) => void;
-  onChange?: (key: string, state: CircuitState) => void;
+  onChange?: (key: string, state: CircuitState, ttl: number) => void;
 }): Circuit {
   const { shared, onTransition, onStoreError, onChange } = deps;
   // Lease ids must not collide across processes sharing one store, hence the random prefix.
@@ -337,7 +338,7 @@ export function createCircuit(deps: {
       if (corrupt !== undefined) {
         storeFailed(new Error(`the store held a corrupt breaker state (${corrupt}); read as closed`), caller);
       }
-      if (to !== from) safely(onChange, key, to);
+      if (to !== from) safely(onChange, key, to, circuitTtl(limitsOf(policy)));
       if (to.state !== from.state) {
         const transition = { key, from: from.state, to: to.state };
         // A listener that throws must not fail the call, nor undo what the store committed.
@@ -493,24 +494,45 @@ export function storeCircuit(store: Store | LocalStore, now: () => number): Shar
   };
 }
 
-/** An engine's breakers, and the state it last wrote per key (what a new inspector hears first). */
+/**
+ * An engine's breakers, and the state it last wrote per key (what a new inspector hears first),
+ * for as long as the store keeps it.
+ */
 export interface Breakers {
   readonly circuit: Circuit;
-  readonly written: ReadonlyMap<string, CircuitState>;
+  /** The states written that the store still keeps. */
+  written(): Array<[key: string, state: CircuitState]>;
 }
+
+/** How often (ms) the breakers part lets go of the states the store no longer keeps. */
+const SWEEP_EVERY = 60_000;
 
 /** The breakers part: over the store's own operation where it has one, else over the engine's store. */
 const breakers: Part<Breakers> = {
   create({ shared, store, clock, notify }) {
-    const written = new Map<string, CircuitState>();
+    // A breaker per origin of a multi-tenant app is many keys: each goes when the store's does.
+    const written = new Map<string, { state: CircuitState; until: number }>();
+    let sweptAt = clock.now();
+    const sweep = (now: number) => {
+      sweptAt = now;
+      for (const [key, { until }] of written) if (until <= now) written.delete(key);
+    };
     const circuit = createCircuit({
       shared: shared ?? { circuit: storeCircuit(store, () => clock.now()) },
-      onChange(key, state) {
-        written.set(key, state);
-        notify(() => ({ type: 'circuit', key, state, at: clock.now() }));
+      onChange(key, state, ttl) {
+        const now = clock.now();
+        if (now - sweptAt >= SWEEP_EVERY) sweep(now);
+        written.set(key, { state, until: now + ttl });
+        notify(() => ({ type: 'circuit', key, state, at: now }));
       },
     });
-    return { circuit, written };
+    return {
+      circuit,
+      written() {
+        sweep(clock.now());
+        return [...written].map(([key, { state }]) => [key, state]);
+      },
+    };
   },
-  current: ({ written }, at) => [...written].map(([key, state]) => ({ type: 'circuit', key, state, at })),
+  current: (part, at) => part.written().map(([key, state]) => ({ type: 'circuit', key, state, at })),
 };

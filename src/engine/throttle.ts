@@ -238,10 +238,14 @@ interface KeyState {
 
 const noop = () => {};
 
+/** How often (ms of the engine's clock) a throttle lets go of the keys left idle. */
+const SWEEP_EVERY = 60_000;
+
 /**
  * Creates a throttle over `clock`. Idle keys are dropped once nothing is held, queued or still
- * inside the rate window; a key with rate history is pruned the next time it is used, since a
- * clean-up timer would outlive the work (and `clock.pending()` must reach 0).
+ * inside the rate window; a key with rate history is pruned the next time it is used, or by the
+ * sweep a use of any key runs at most once a minute, since a clean-up timer would outlive the work
+ * (and `clock.pending()` must reach 0).
  * @param observe hears the slots held and callers queued for a key after each change. @default none
  */
 export function createThrottle(
@@ -256,6 +260,20 @@ export function createThrottle(
 
   const prune = (state: KeyState) => {
     state.grants.dropUntil(clock.now() - state.per);
+  };
+
+  // Keys used once (a throttle per tenant's origin) would stay, their grants never pruned: every
+  // so often, the keys nothing holds or waits for and whose grants are all past go.
+  let sweptAt = clock.now();
+  const sweep = (now: number) => {
+    sweptAt = now;
+    for (const [key, state] of keys) {
+      if (state.active > 0 || state.queue.length > 0) continue;
+      prune(state);
+      if (state.grants.size > 0) continue;
+      keys.delete(key);
+      observe?.(key, 0, 0);
+    }
   };
 
   /** Ms until `policy`'s rate window admits one more grant (0: it does now). Expects a pruned state. */
@@ -356,6 +374,8 @@ export function createThrottle(
 
   /** The state of `key`, keeping grants as long as `policy`'s rate window too, pruned to now. */
   const stateOf = (key: string, policy: ThrottlePolicy): KeyState => {
+    const now = clock.now();
+    if (now - sweptAt >= SWEEP_EVERY) sweep(now);
     const state = keys.get(key) ?? {
       per: windows.get(key) ?? 0,
       active: 0,

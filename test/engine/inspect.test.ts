@@ -147,6 +147,35 @@ describe('engine.inspect', () => {
     ]);
   });
 
+  it('replays the breakers the store still keeps and the throttle keys in use, not every key ever used', async () => {
+    const { vendor, engine, clock } = await startScenario({ respond: () => ({ status: 503 }) });
+    // A breaker and a rate per tenant, as a multi-tenant app keys them.
+    const callFor = (tenant: string) =>
+      stitch({
+        name: uniqueKey('per-tenant'),
+        url: vendor.url('/t'),
+        retry: false,
+        circuit: { key: tenant, failures: 5, cooldown: 1_000 },
+        throttle: { key: tenant, rate: '10/s' },
+      })(undefined, { engine });
+    const tenants = [0, 1, 2].map((n) => uniqueKey(`tenant-${n}`));
+    for (const tenant of tenants) await rejection(callFor(tenant));
+    const replayed = (type: 'circuit' | 'throttle') => {
+      const seen: InspectEvent[] = [];
+      engine.inspect((event) => seen.push(event))();
+      return ofType(seen, type).map((event) => event.key);
+    };
+    expect(replayed('circuit')).toEqual(tenants);
+    expect(replayed('throttle')).toEqual(tenants);
+
+    // Two days on, the store keeps none of their breakers, and their rate windows are long past.
+    await clock.advance(2 * 86_400_000);
+    const later = uniqueKey('tenant-later');
+    await rejection(callFor(later));
+    expect(replayed('circuit')).toEqual([later]);
+    expect(replayed('throttle')).toEqual([later]);
+  });
+
   it('refuses a listener that is not a function, naming the field', async () => {
     const { engine } = await startScenario();
     expect(() => engine.inspect('devtools' as never)).toThrowError(
