@@ -364,6 +364,14 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
         if (!off()) return;
+        if (!inUse(entry) && entries.get(key) === entry && entry.snapshot === EMPTY) {
+          // Nothing was ever stored for it (an adapter subscribed to a key that never loaded):
+          // there is nothing to keep, and it must not push out data that is.
+          entries.delete(key);
+          if (key === latest) latest = undefined;
+          observe?.(key, undefined, 0);
+          return;
+        }
         // The last reader gone, the entry may be evicted again, as the most recently used.
         if (!inUse(entry) && entries.get(key) === entry) {
           idleNewest(entry);

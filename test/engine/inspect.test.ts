@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createInspector } from '../../src/engine/inspect';
-import { type InspectEvent, type StitchEvent, stitch } from '../../src/index';
+import { createEngine, type InspectEvent, type StitchEvent, stitch } from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { rejection, snapshotWhere, startScenario, until } from '../helpers/runs';
 
@@ -174,6 +174,23 @@ describe('engine.inspect', () => {
     await rejection(callFor(later));
     expect(replayed('circuit')).toEqual([later]);
     expect(replayed('throttle')).toEqual([later]);
+  });
+
+  it('keys subscribed to and let go of that never loaded (an adapter’s) leave nothing behind, and push out no data', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { ok: true } }) });
+    const small = createEngine({ cacheSize: 2 });
+    const rows = stitch({ name: uniqueKey('rows'), url: vendor.url('/rows'), cache: 3_600_000 });
+    for (const cache of [engine, small]) {
+      await rows({ query: { page: 0 } }, { engine: cache });
+      for (let page = 1; page <= 50; page++)
+        cache.subscribe(cache.keyOf(rows, { query: { page } }) as string, () => {})();
+      await Promise.resolve();
+      const entries: InspectEvent[] = [];
+      cache.inspect((event) => entries.push(event))();
+      expect(ofType(entries, 'cache')).toHaveLength(1);
+      expect((await rows({ query: { page: 0 } }, { engine: cache }).report()).source).toBe('cache');
+    }
+    expect(vendor.requests()).toBe(2);
   });
 
   it('refuses a listener that is not a function, naming the field', async () => {
