@@ -175,7 +175,8 @@ export function checkOptions(
  * every reader, so an absent option costs a read and no call.
  */
 function problemOf(options: unknown, rules: Rules): readonly [field: string, problem: string] | undefined {
-  if (typeof options !== 'object' || options === null) return ['options', 'must be an object'];
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    return ['options', 'must be an object'];
   const given = options as Record<string, unknown>;
   const checked = checkedOf(rules);
   // Index loops, no destructuring: this is most of what a reader's render costs here.

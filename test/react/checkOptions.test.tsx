@@ -57,6 +57,8 @@ it.each<[string, Record<string, unknown>]>([
     })(),
   ],
   ['signal', Object.defineProperty({}, 'signal', { value: new AbortController() })],
+  // A list is no options object (its indexes were read as options: none of them wrong).
+  ['options', [] as unknown as Record<string, unknown>],
   ['debounce', new Proxy({}, { get: (_, key) => (key === 'debounce' ? 'soon' : undefined) })],
 ])('useStitch refuses a wrong %s, sending nothing', async (field, options) => {
   const { vendor, wrapper } = await setup();
