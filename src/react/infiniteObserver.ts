@@ -9,7 +9,7 @@ import {
   joinEntry,
   type PagePolicy,
 } from './infinite';
-import { abortError, sameRead, sameTarget, superseded, unmounted, userError } from './observer';
+import { abortError, isTimeout, sameRead, sameTarget, superseded, unmounted, userError } from './observer';
 
 /** What every {@link InfiniteResult} has, whatever its status. */
 export interface InfiniteControls {
@@ -86,7 +86,7 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
    * entry starts (an invalidation's refetch, say): `started` is the entry's count at the cancel.
    */
   let own: { key: string; error: StitchError; started?: number } | undefined;
-  /** Whether a new signal has resumed since its predecessor aborted (see `update`). */
+  /** Whether a new signal has resumed since a timeout's abort (see `update`). */
   let resumed = false;
   let detach = () => {};
   let mounted = false;
@@ -257,16 +257,19 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
       if (entry && sameRead(previous, goal)) {
         offSignal();
         offSignal = listen(goal.signal);
-        // After the old one aborted, a new one resumes once, and an aborted one changes nothing:
-        // one made at each render (`AbortSignal.timeout(ms)` inline) is new at every render its
-        // abort causes, and would fetch again, or show its abort again, without end.
-        if (previous?.signal?.aborted && (goal.signal?.aborted || resumed)) return;
-        if (goal.signal?.aborted) abortOwn(goal.signal.reason);
-        else if (previous?.signal?.aborted) {
-          resumed = true;
+        // After the old one aborted, a new one resumes (a new route's), and one that has aborted
+        // already changes nothing (`AbortSignal.any([route])` made at each render). After a
+        // timeout's abort, once: `AbortSignal.timeout(ms)` made at each render is new at every
+        // render its abort causes, and would fetch again without end.
+        if (previous?.signal?.aborted) {
+          if (goal.signal?.aborted) return;
+          if (isTimeout(previous.signal.reason)) {
+            if (resumed) return;
+            resumed = true;
+          }
           own = undefined;
           entry.join(holder);
-        }
+        } else if (goal.signal?.aborted) abortOwn(goal.signal.reason);
         notify();
         return;
       }

@@ -114,6 +114,10 @@ export const sameTarget = (previous: TargetIdentity | undefined, next: TargetIde
 export const newSignalOnly = (previous: TargetIdentity | undefined, next: TargetIdentity): boolean =>
   sameRead(previous, next) && !previous?.signal?.aborted && !next.signal?.aborted;
 
+/** Whether `reason` is a deadline's (`AbortSignal.timeout`'s `TimeoutError`). */
+export const isTimeout = (reason: unknown): boolean =>
+  (reason as { name?: unknown } | null)?.name === 'TimeoutError';
+
 /** The reason a hook lets go of its request with when it moves to another input. */
 export const superseded = () => new DOMException('Superseded: the hook moved to another input', 'AbortError');
 /** The reason a hook lets go of its request with when its component unmounts. */
@@ -132,7 +136,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   let placeholder: { key: string; data: TData } | undefined;
   let last: QueryResult<TData> | undefined;
   let made: { key: string | undefined; value: unknown } | undefined;
-  /** Whether a new signal has read again since its predecessor aborted the read (see `update`). */
+  /** Whether a new signal has read again since a timeout's abort of the read (see `update`). */
   let resumed = false;
   const placeholderOf = createPlaceholder<TData>();
 
@@ -328,12 +332,15 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       }
       if (!sameRead(previous, goal)) resumed = false;
       else if (previous?.signal?.aborted && phase.type === 'settled' && phase.error?.kind === 'aborted') {
-        // The old signal aborted the read, and its abort shows: a new signal reads again, once. One
-        // made at each render (`AbortSignal.timeout(ms)` or `AbortSignal.any([route])` inline) is
-        // new at every render the abort itself causes, and would read again without end; one that
-        // has aborted already reads nothing.
-        if (goal.signal?.aborted || resumed) return;
-        resumed = true;
+        // The old signal aborted the read, and its abort shows: a new signal reads again (a new
+        // route's), unless it has aborted already (`AbortSignal.any([route])` made at each render
+        // is). After a timeout's abort, once: `AbortSignal.timeout(ms)` made at each render is new
+        // at every render its abort causes, and would read again every `ms` without end.
+        if (goal.signal?.aborted) return;
+        if (isTimeout(previous.signal.reason)) {
+          if (resumed) return;
+          resumed = true;
+        }
       }
       release(superseded);
       start(goal, false);

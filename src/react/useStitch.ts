@@ -17,10 +17,10 @@ export interface UseStitchOptions<TData = unknown, TSelected = TData> extends Re
    * An external signal (a route controller, say): its abort shows as this hook's error, reason
    * intact. A new one in place of another, for the same input, takes over the request in flight
    * (nothing is sent again, and the old one no longer counts) and leaves settled data as it is;
-   * after the old one aborted the read, the new one reads again, once: one made at each render
-   * (`AbortSignal.timeout(ms)` inline) would otherwise read again at every render its abort
-   * causes. A new one that has aborted already reads nothing. A signal given to a hook that had
-   * none takes over its request in flight the same way.
+   * after the old one aborted the read, the new one reads again (after a timeout's abort, once:
+   * `AbortSignal.timeout(ms)` made at each render would otherwise read again every `ms`). A new
+   * one that has aborted already reads nothing. A signal given to a hook that had none takes
+   * over its request in flight the same way.
    */
   signal?: AbortSignal | undefined;
   /**

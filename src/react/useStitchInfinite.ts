@@ -15,9 +15,9 @@ export interface UseStitchInfiniteOptions<TData, TInput extends StitchInput, TPa
   /**
    * An external signal: its abort cancels the page fetch in flight and shows as this hook's error,
    * reason intact. A new one for the same input takes over: the pages and the page in flight stay.
-   * After the old one aborted, a new one resumes once (fetching the first page if there is none);
-   * one made at each render (`AbortSignal.timeout(ms)` inline) would otherwise fetch again at
-   * every render its abort causes. A new one that has aborted already changes nothing.
+   * After the old one aborted, a new one resumes (fetching the first page if there is none; after
+   * a timeout's abort, once: `AbortSignal.timeout(ms)` made at each render would otherwise fetch
+   * again every `ms`). A new one that has aborted already changes nothing.
    */
   signal?: AbortSignal | undefined;
   /** `false` keeps the hook idle. @default true */

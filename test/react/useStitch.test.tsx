@@ -559,7 +559,13 @@ describe('a new signal for the same read', () => {
     const second = new AbortController();
     view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: second.signal }} />);
     await vendor.arrival(2);
-    await answer(2, { body: ada });
+    // And again: each route's signal is the next request's.
+    await actAtOnce(() => second.abort(new Error('left again')));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    const third = new AbortController();
+    view.rerender(<Reader getUser={getUser} shown={shown} options={{ signal: third.signal }} />);
+    await vendor.arrival(3);
+    await answer(3, { body: ada });
     expect(shown.last).toMatchObject({ status: 'success', data: ada, error: null });
   });
 });

@@ -820,7 +820,15 @@ describe('a new signal for the same list', () => {
     await actAtOnce(() => rerender({ signal: second.signal }));
     expect(await cursorOf(vendor, 2)).toEqual({ list: 'a', cursor: '0' });
     expect(result.current).toMatchObject({ status: 'pending', error: null, isFetching: true });
-    await answer(2, { body: page(0, null) });
+    // And again, the abort and the next route's signal in one handler: each route's signal resumes.
+    const third = new AbortController();
+    await actAtOnce(() => {
+      second.abort(new Error('left again'));
+      rerender({ signal: third.signal });
+    });
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '0' });
+    await answer(3, { body: page(0, null) });
     expect(result.current).toMatchObject({ status: 'success', isFetching: false });
   });
 
