@@ -364,8 +364,9 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
       observe?.(key, entry.snapshot, entry.listeners.size);
       return () => {
         if (!off()) return;
-        if (!inUse(entry) && entries.get(key) === entry && entry.snapshot === EMPTY) {
-          // Nothing was ever stored for it (an adapter subscribed to a key that never loaded):
+        const { data, error } = entry.snapshot;
+        if (!inUse(entry) && entries.get(key) === entry && data === undefined && error === undefined) {
+          // It holds nothing (an adapter's key that never loaded, a keystroke's read superseded):
           // there is nothing to keep, and it must not push out data that is.
           entries.delete(key);
           if (key === latest) latest = undefined;

@@ -132,6 +132,8 @@ export interface Circuit {
   ): Maybe<AdmitResult>;
   /** The stored state, as last written (an `open` past its `until` turns half-open on the next admit). */
   state(key: string): Promise<CircuitState>;
+  /** Lets go of what this process counted for `key`, once the store no longer keeps its state. */
+  forget(key: string): void;
 }
 
 /** What a breaker change needs of the policy. */
@@ -453,6 +455,9 @@ export function createCircuit(deps: {
       }
     },
     state: (key) => readCircuit(shared, undefined, key),
+    forget: (key) => {
+      failures.delete(key);
+    },
   };
 }
 
@@ -515,9 +520,13 @@ const breakers: Part<Breakers> = {
     let sweptAt = clock.now();
     const sweep = (now: number) => {
       sweptAt = now;
-      for (const [key, { until }] of written) if (until <= now) written.delete(key);
+      for (const [key, { until }] of written) {
+        if (until > now) continue;
+        written.delete(key);
+        circuit.forget(key);
+      }
     };
-    const circuit = createCircuit({
+    const circuit: Circuit = createCircuit({
       shared: shared ?? { circuit: storeCircuit(store, () => clock.now()) },
       onChange(key, state, ttl) {
         const now = clock.now();

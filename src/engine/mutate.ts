@@ -1,7 +1,7 @@
 import { isSignalOrNone, raceAbort } from './abort';
 import type { CallOptions, Stitch } from './definition';
 import { defaultEngine, type Engine, isStitchLike, type StitchLike } from './engine';
-import { checkKnown, configError, reasonMessage, StitchError } from './errors';
+import { checking, checkKnown, configError, reasonMessage, StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import { checkKeyInput, type StitchInput } from './request';
 
@@ -187,6 +187,11 @@ export function checkMutationOptions(stitch: AnyStitch, given: unknown, lifecycl
   if (!isStitchLike(stitch))
     throw configError(undefined, 'stitch', 'must be a stitch (what stitch() returns)');
   const { name } = stitch.definition;
+  checking(name, 'options', () => checkGiven(name, given, lifecycleOnly));
+}
+
+/** {@link checkMutationOptions} of the stitch `name`, its reads of `given` unguarded. */
+function checkGiven(name: string, given: unknown, lifecycleOnly: boolean): void {
   if (typeof given !== 'object' || given === null) throw configError(name, 'options', 'must be an object');
   const callbacks = ['onMutate', 'onSuccess', 'onError', 'onSettled'];
   const lifecycle = [...callbacks, 'invalidates'];

@@ -247,6 +247,7 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
     } catch {
       return undefined;
     }
+    if (shown === undefined) return `${path} gives undefined from its toJSON, which JSON sends as nothing`;
     return shown === value ? undefined : jsonProblem(shown, path, ancestors);
   }
   if (typeof (value as { then?: unknown }).then === 'function')
@@ -256,6 +257,8 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
   // stream, `#private` fields, getters): JSON sends its own enumerable fields, none, so the
   // caller's data is lost.
   if (tag !== 'Array' && Object.keys(value).length === 0) {
+    // JSON sends a boxed primitive (`new Number(3)`) as the primitive.
+    if (tag === 'Number' || tag === 'String' || tag === 'Boolean') return undefined;
     if (tag !== 'Object') return `${path} is a ${tag}, which JSON sends as {}`;
     // A plain object's prototype is a realm's Object.prototype (or none); a class's is not.
     const prototype = Object.getPrototypeOf(value);

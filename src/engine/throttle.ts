@@ -255,7 +255,7 @@ export function createThrottle(
   const keys = new Map<string, KeyState>();
   // The longest rate window each key has had, kept when the idle key is dropped: from the first
   // call of a stitch with a rate on a key on, the grants of every stitch on it are kept that long,
-  // so they count for that rate whichever stitch comes next.
+  // so they count for that rate whichever stitch comes next; until a sweep finds none left.
   const windows = new Map<string, number>();
 
   const prune = (state: KeyState) => {
@@ -272,6 +272,8 @@ export function createThrottle(
       prune(state);
       if (state.grants.size > 0) continue;
       keys.delete(key);
+      // No grant within its longest window is left to count: that window goes with the key.
+      windows.delete(key);
       observe?.(key, 0, 0);
     }
   };

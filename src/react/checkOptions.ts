@@ -104,8 +104,11 @@ export const STITCH_PROVIDER = {
   children: ANY,
 } satisfies Rules;
 
-/** The props of `StitchScope`: a misspelt `resetKey` would reset nothing, without a word. */
-export const STITCH_SCOPE = { resetKey: ANY, children: ANY } satisfies Rules;
+/**
+ * The props of `StitchScope`: a misspelt `resetKey` would reset nothing, without a word. React 19
+ * hands a `ref` as a prop (it has nothing to point at, as under React 18).
+ */
+export const STITCH_SCOPE = { resetKey: ANY, children: ANY, ref: ANY } satisfies Rules;
 
 /**
  * The name of what `hook` was given as its stitch: anything else (`undefined`, a definition, a

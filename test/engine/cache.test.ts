@@ -88,6 +88,16 @@ describe('createCache', () => {
     for (let i = 0; i < 1_000; i++) cache.store(`page-${i}`, i);
     await Promise.resolve();
     expect(cache.list()).toHaveLength(100);
+    // Nor for a key whose read ended without data (a keystroke's, superseded): fresh data stays.
+    const small = createCache(createManualClock(), 2);
+    small.store('profile', 'kept');
+    for (const key of ['q=a', 'q=ab', 'q=abc']) {
+      const typing = small.subscribe(key, () => {});
+      small.fetching(key, true);
+      small.fetching(key, false);
+      typing();
+    }
+    expect(small.list().map(([key]) => key)).toEqual(['profile']);
     // A reader that lets go and comes back at once keeps its entry.
     cache.store('shown', 1);
     const leave = cache.subscribe('shown', () => {});

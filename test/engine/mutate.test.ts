@@ -288,6 +288,17 @@ describe('mutate', () => {
       expect(failure).toMatchObject({ kind: 'config', field, stitch: addTodo.definition.name });
     }
     expect(onMutate).not.toHaveBeenCalled();
+    // Nor is an option that cannot be read (a getter that throws).
+    const unreadable = {
+      engine,
+      get onSuccess(): never {
+        throw new Error('not loaded yet');
+      },
+    };
+    await expect(mutate(addTodo, input, unreadable as never)).rejects.toMatchObject({
+      kind: 'config',
+      field: 'options',
+    });
     // Nor is what is not a stitch a TypeError.
     for (const given of [undefined, {}]) {
       await expect(mutate(given as never, input, { engine, onMutate })).rejects.toMatchObject({

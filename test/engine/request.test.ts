@@ -213,6 +213,14 @@ describe('buildRequest: body and headers', () => {
     expect(() => build(`${BASE}/u`, { body: { tags: tagged } }, 'POST')).toThrow(
       /body\.tags is a Map, which JSON sends as \{\}/,
     );
+    // Nor one whose toJSON gives undefined: the body would be empty.
+    expect(() => build(`${BASE}/u`, { body: { toJSON: () => undefined } }, 'POST')).toThrow(
+      /body gives undefined from its toJSON/,
+    );
+    // A boxed primitive is sent as the primitive.
+    expect(build(`${BASE}/u`, { body: { n: new Number(3), s: new String('') } }, 'POST').body).toBe(
+      '{"n":3,"s":""}',
+    );
     // An empty plain object, or one without a prototype, is data.
     expect(build(`${BASE}/u`, { body: { a: {}, b: Object.create(null) } }, 'POST').body).toBe(
       '{"a":{},"b":{}}',

@@ -189,8 +189,15 @@ it.each([
   }
 });
 
-it('StitchScope refuses a prop it does not have (a misspelt resetKey would reset nothing)', async () => {
+it('StitchScope takes a ref (React 19 hands it as a prop), and refuses a prop it does not have (a misspelt resetKey would reset nothing)', async () => {
   const { wrapper } = await setup();
+  const ref = { current: null };
+  const withRef = { resetKey: '/a', ref } as object;
+  expect(() =>
+    renderHook(() => null, {
+      wrapper: ({ children }) => wrapper({ children: <StitchScope {...withRef}>{children}</StitchScope> }),
+    }),
+  ).not.toThrow();
   const props = { resetkey: '/a' } as object;
   expect(() =>
     renderHook(() => null, {
