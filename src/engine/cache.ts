@@ -146,6 +146,12 @@ function checkDehydrated(state: unknown): DehydratedState {
   return state as DehydratedState;
 }
 
+/**
+ * How long (ms) what `hydrate` takes in stays out of eviction's reach, whatever `cacheSize`: time
+ * for the readers it is for to commit (a lazy route's chunk to load, say).
+ */
+const HYDRATED_KEPT = 5_000;
+
 /** How many states' times `hydrate` remembers (a route's each, say): the latest are what come again. */
 const KEPT_SHIFTS = 64;
 
@@ -296,6 +302,20 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
   };
 
   /**
+   * What `hydrate` took in, out of eviction's reach until `pinnedUntil`: the readers it is for
+   * subscribe once they commit, after it is taken in (and after their siblings' fetches, which
+   * are changes). Given back to the idle list at the first change after that.
+   */
+  let pinned: Entry[] = [];
+  let pinnedUntil = 0;
+  const unpin = () => {
+    for (const entry of pinned) {
+      if (entries.get(entry.key) === entry && !entry.idle && !inUse(entry)) idleNewest(entry);
+    }
+    pinned = [];
+  };
+
+  /**
    * Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated).
    * `evicting: false` leaves eviction to the next change (see `hydrate`).
    */
@@ -312,7 +332,10 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
     // recently used: `latest` stays right).
     if (inUse(entry)) unlink(entry);
     else if (!entry.idle) idleNewest(entry);
-    if (evicting) evict();
+    if (evicting) {
+      if (pinned.length > 0 && clock.now() >= pinnedUntil) unpin();
+      evict();
+    }
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
   };
@@ -433,15 +456,20 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         // server's clock ahead of it) is kept as stamped now, so it ages from now, however far
         // ahead it claims to be.
         if (since === undefined || since < fetchedAt) {
-          // Not evicted now, whatever `cacheSize` (0 too), but by the next change: the readers
-          // of a server render's state subscribe once they commit, after it is taken in.
+          // Kept a while, whatever `cacheSize` (0 too): see `pinned`.
           change(
             key,
             { data, updatedAt: Math.min(local, now), error: undefined, stale: false },
             undefined,
             false,
           );
-          (entries.get(key) as Entry).fetchedAt = fetchedAt;
+          const kept = entries.get(key) as Entry;
+          kept.fetchedAt = fetchedAt;
+          if (!inUse(kept)) {
+            unlink(kept);
+            pinned.push(kept);
+            pinnedUntil = now + HYDRATED_KEPT;
+          }
         }
       }
     },

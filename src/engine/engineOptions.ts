@@ -66,7 +66,7 @@ export interface EngineOptions {
   /**
    * How many cache keys are kept (an integer ≥ 0, or `Infinity`); the least recently used go
    * first, never one in use. What `hydrate` takes in (a server render's state, `initialData`)
-   * goes only at the next change, so the readers it is for find it when they commit. @default 1000
+   * stays at least 5 s, so the readers it is for find it when they commit. @default 1000
    */
   cacheSize?: number | undefined;
   /**

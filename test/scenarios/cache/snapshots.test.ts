@@ -225,7 +225,7 @@ describe('dehydrate and hydrate', () => {
     expect(vendor.requests()).toBe(2);
   });
 
-  it('with cacheSize 0, keep what they take in for readers still to come, until the next change evicts what nobody reads', async () => {
+  it('with cacheSize 0, keep what they take in for the readers still to come (their siblings’ fetches too), then let it go', async () => {
     const { vendor, engine: server } = await startScenario();
     const getUser = userStitch(vendor);
     vendor.script({ body: ada }, { body: { ...ada, id: 8 } });
@@ -233,17 +233,25 @@ describe('dehydrate and hydrate', () => {
     await getUser(byId(8), { engine: server });
     const taken = JSON.parse(JSON.stringify(server.dehydrate()));
 
-    const client = createEngine({ cacheSize: 0 });
+    const clock = createManualClock();
+    const client = createEngine({ cacheSize: 0, clock });
     const { seen } = watch(client, keyOf(client, getUser, input));
     client.hydrate(taken);
     expect(seen.map(state)).toEqual([{ data: ada, fetching: false, error: undefined }]);
-    // A reader that commits after the state was taken in (a child of the provider) finds it.
+    // A sibling's write (or fetch) before the reader of id 8 commits takes nothing it was given.
+    client.setData(getUser, byId(9), { ...ada, id: 9 });
     expect(client.getData(getUser, byId(8))).toEqual({ ...ada, id: 8 });
+    // Once its reader has come and gone, it is evicted as any key nobody reads.
     const { unsubscribe } = watch(client, keyOf(client, getUser, byId(8)));
     unsubscribe();
-    client.setData(getUser, byId(9), ada);
+    client.setData(getUser, byId(9), { ...ada, id: 9, name: 'Ada L.' });
     expect(client.getData(getUser, byId(8))).toBeUndefined();
     expect(client.getData(getUser, input)).toEqual(ada);
+    // What no reader came for goes too, a few seconds on.
+    client.hydrate(taken);
+    await clock.advance(5_000);
+    client.setData(getUser, byId(9), { ...ada, id: 9, name: 'Ada Lovelace' });
+    expect(client.getData(getUser, byId(8))).toBeUndefined();
   });
 
   it('never lets an older server copy replace newer data the client already has', async () => {
