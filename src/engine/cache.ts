@@ -150,7 +150,7 @@ function checkDehydrated(state: unknown): DehydratedState {
  * How long (ms) what `hydrate` takes in stays out of eviction's reach, whatever `cacheSize`: time
  * for the readers it is for to commit (a lazy route's chunk to load, say).
  */
-const HYDRATED_KEPT = 5_000;
+export const HYDRATED_KEPT = 5_000;
 
 /** How many states' times `hydrate` remembers (a route's each, say): the latest are what come again. */
 const KEPT_SHIFTS = 64;
@@ -306,38 +306,39 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
    * subscribe once they commit, after it is taken in (and after their siblings' fetches, which
    * are changes). Given back to the idle list at the first change after that.
    */
-  let pinned: Entry[] = [];
+  const pinned = new Set<Entry>();
   let pinnedUntil = 0;
   const unpin = () => {
     for (const entry of pinned) {
       if (entries.get(entry.key) === entry && !entry.idle && !inUse(entry)) idleNewest(entry);
     }
-    pinned = [];
+    pinned.clear();
   };
 
   /**
    * Applies `patch` to `key`; new data comes with its `source` (none: written or hydrated).
-   * `evicting: false` leaves eviction to the next change (see `hydrate`).
+   * `evictNow: false` leaves eviction to the next change (see `hydrate`). Returns the entry.
    */
-  const change = (key: string, patch: Partial<CacheSnapshot>, source?: string, evicting = true) => {
+  const change = (key: string, patch: Partial<CacheSnapshot>, source?: string, evictNow = true): Entry => {
     const entry = touch(key);
     if ('data' in patch) {
       entry.source = source;
       entry.fetchedAt = undefined;
     }
     const next = patched(entry.snapshot, patch);
-    if (next === entry.snapshot) return;
+    if (next === entry.snapshot) return entry;
     entry.snapshot = next;
     // A request for it starting or ending moves it off or back onto the idle list (as the most
     // recently used: `latest` stays right).
     if (inUse(entry)) unlink(entry);
     else if (!entry.idle) idleNewest(entry);
-    if (evicting) {
-      if (pinned.length > 0 && clock.now() >= pinnedUntil) unpin();
+    if (evictNow) {
+      if (pinned.size > 0 && clock.now() >= pinnedUntil) unpin();
       evict();
     }
     entry.listeners.emit();
     observe?.(key, entry.snapshot, entry.listeners.size);
+    return entry;
   };
 
   return {
@@ -457,17 +458,16 @@ export function createCache(clock: Clock, maxEntries: number, observe?: CacheObs
         // ahead it claims to be.
         if (since === undefined || since < fetchedAt) {
           // Kept a while, whatever `cacheSize` (0 too): see `pinned`.
-          change(
+          const kept = change(
             key,
             { data, updatedAt: Math.min(local, now), error: undefined, stale: false },
             undefined,
             false,
           );
-          const kept = entries.get(key) as Entry;
           kept.fetchedAt = fetchedAt;
           if (!inUse(kept)) {
             unlink(kept);
-            pinned.push(kept);
+            pinned.add(kept);
             pinnedUntil = now + HYDRATED_KEPT;
           }
         }

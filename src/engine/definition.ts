@@ -13,7 +13,7 @@ import type { Ledger } from './ledger';
 import type { Part } from './parts';
 import { isRecord } from './record';
 import { normalizeRedirect, type RedirectMode } from './redirectMode';
-import { placeholders, type StitchInput } from './request';
+import { fillPlaceholders, hasControl, placeholders, type StitchInput } from './request';
 import type { ResponseType, StandardSchemaV1 } from './response';
 import type { RetryOptions, RetryPolicy } from './retry';
 import type { StitchRun } from './run';
@@ -119,7 +119,6 @@ interface PolicyValues {
   idempotency: IdempotencyValue<unknown>;
 }
 
-/** Whether `value` is a policy value of `kind` (not an options object). */
 /**
  * Refuses another policy's value where `field`'s belongs (`idempotency: retry(2)`): a `config`
  * error saying which one it is, not options read wrong.
@@ -133,6 +132,7 @@ export function refuseOtherPolicy(value: unknown, field: string, name: string): 
     throw configError(name, field, `is the value of ${policy}(…), not of ${field}(…)`);
 }
 
+/** Whether `value` is a policy value of `kind` (not an options object). */
 export function isPolicyValue<TKind extends keyof PolicyValues>(
   value: unknown,
   kind: TKind,
@@ -338,7 +338,7 @@ function check(condition: boolean, name: string, field: string, problem: string)
  * url's. Only http(s) is accepted.
  */
 function joinUrl(name: string, baseUrl: string | undefined, url: string): string {
-  const absolute = (template: string) => URL.canParse(template.replace(/\{([^{}]+)\}/g, 'x'));
+  const absolute = (template: string) => URL.canParse(fillPlaceholders(template, 'x'));
   let template = url;
   if (baseUrl !== undefined) {
     check(typeof baseUrl === 'string' && absolute(baseUrl), name, 'baseUrl', 'must be an absolute URL');
@@ -353,7 +353,7 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
     if (hash.length > 0) template += `#${hash.join('#')}`;
   }
   check(absolute(template), name, 'url', 'must be an absolute URL (or relative, with baseUrl)');
-  const { protocol, username, password } = new URL(template.replace(/\{([^{}]+)\}/g, 'x'));
+  const { protocol, username, password } = new URL(fillPlaceholders(template, 'x'));
   // With a base, the origin is the base's.
   const origin = baseUrl === undefined ? 'url' : 'baseUrl';
   check(protocol === 'http:' || protocol === 'https:', name, origin, 'must use http or https');
@@ -374,13 +374,12 @@ function joinUrl(name: string, baseUrl: string | undefined, url: string): string
  */
 function checkUrlText(name: string, field: 'url' | 'baseUrl', text: unknown): void {
   if (typeof text !== 'string') return;
-  const control = [...text].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f');
+  const control = hasControl(text) || text.includes('\t');
   check(!control, name, field, 'must not hold a control character (a tab, a CR, a LF)');
   for (const placeholder of placeholders(text)) {
     check(/^[A-Za-z_$][\w$]*$/.test(placeholder), name, field, `has a bad placeholder {${placeholder}}`);
   }
-  const outside = text.replace(/\{([^{}]+)\}/g, '');
-  check(!/[{}]/.test(outside), name, field, 'has a { or } that is no {placeholder}');
+  check(!/[{}]/.test(fillPlaceholders(text, '')), name, field, 'has a { or } that is no {placeholder}');
 }
 
 /** The order in which definitions were made: after a hot reload, the newest of a name is the one to run. */

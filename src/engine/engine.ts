@@ -221,7 +221,7 @@ export function createEngine(options?: EngineOptions): Engine {
   const dataKey = (stitch: StitchLike<unknown, never>, input: unknown, method: string) => {
     checkStitch(stitch, method);
     register(stitch.definition);
-    checkKeyed(stitch.definition, input);
+    checkKeyInput(stitch.definition, input);
     const key = cacheKey(keys, stitch.definition, input as never);
     if (key === undefined) throw configError(stitch.definition.name, method, 'applies to GET and HEAD only');
     return key;
@@ -248,7 +248,7 @@ export function createEngine(options?: EngineOptions): Engine {
         invalidateWhere((key) => keys.belongsTo(key, definition.name));
         return;
       }
-      checkKeyed(definition, input);
+      checkKeyInput(definition, input);
       const only = cacheKey(keys, definition, input);
       invalidateWhere((key) => key === only);
     },
@@ -301,14 +301,6 @@ function checkStitch(stitch: unknown, method: string): void {
 }
 
 /** A listener given to the engine must be a function: anything else is a `config` error now, not a TypeError later. */
-/**
- * Throws the `config` error a call of `input` would (a misspelt field, a missing param), unless the
- * stitch's `input` schema reads it (its output is what a call sends).
- */
-function checkKeyed(definition: Pick<StitchDefinition, 'name' | 'url' | 'input'>, input: unknown): void {
-  if (!definition.input) checkKeyInput(definition.name, definition.url, input as StitchInput | undefined);
-}
-
 function checkListener(listener: unknown): void {
   if (typeof listener !== 'function') throw configError(undefined, 'listener', 'must be a function');
 }

@@ -227,11 +227,9 @@ function checkGiven(name: string, given: unknown, lifecycleOnly: boolean): void 
  * the pair's stitch with its input would throw.
  */
 function checkPair(name: string, [stitch, input]: readonly [AnyStitch, StitchInput]): void {
-  // A stitch (`isInvalidation` checked it), whatever the pair's type says of it.
-  const { definition } = stitch as unknown as StitchLike;
-  if (definition.input) return;
   try {
-    checkKeyInput(definition.name, definition.url, input);
+    // A stitch (`isInvalidation` checked it), whatever the pair's type says of it.
+    checkKeyInput((stitch as unknown as StitchLike).definition, input);
   } catch (error) {
     throw configError(name, 'invalidates', `holds a pair no call could send: ${reasonMessage(error)}`);
   }

@@ -58,6 +58,10 @@ export interface BuiltRequest {
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
+/** `template` with each of its `{name}` placeholders replaced by `filler`. */
+export const fillPlaceholders = (template: string, filler: string): string =>
+  template.replace(PLACEHOLDER, filler);
+
 /** The `{name}` placeholders of a URL template. */
 export function placeholders(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1] as string);
@@ -95,13 +99,19 @@ const tagOf = (value: unknown) => Object.prototype.toString.call(value);
 
 /**
  * Throws the `config` error a call of `input` would: a field that is not an input field, a param
- * of `template` missing or not a scalar. For what keys a cache entry without a call
- * (`engine.setData`, `invalidate`): an input no call could send must not key one in vain.
+ * of the URL template missing or not a scalar; unless the stitch's `input` schema reads it (its
+ * output is what a call sends). For what keys a cache entry without a call (`engine.setData`,
+ * `invalidate`, a mutation's `invalidates`): an input no call could send must not key one in vain.
  */
-export function checkKeyInput(stitch: string, template: string, input: StitchInput | undefined): void {
-  checkInputFields(stitch, input);
-  if (input !== undefined) checkRecord(stitch, 'input', input);
-  fillTemplate(stitch, template, input?.params);
+export function checkKeyInput(
+  definition: { readonly name: string; readonly url: string; readonly input?: unknown },
+  input: unknown,
+): void {
+  if (definition.input) return;
+  const { name } = definition;
+  checkInputFields(name, input);
+  if (input !== undefined) checkRecord(name, 'input', input);
+  fillTemplate(name, definition.url, (input as StitchInput | undefined)?.params);
 }
 
 /** Throws unless `value` is a record, naming `field`. */
@@ -233,14 +243,15 @@ function formQuery(pairs: Array<[string, string]>): string {
  * `null` or nothing: a Map, a File, a function, a symbol, a bigint, a non-finite number), with
  * its path; `undefined` when it can. Objects with `toJSON` (a Date) speak for themselves.
  */
-function jsonProblem(value: unknown, path: string, ancestors: Set<object>): string | undefined {
+function jsonProblem(value: unknown, path: string, ancestors: Set<object>, said = false): string | undefined {
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
     return `${path} is a ${typeof value}, which JSON cannot carry`;
   if (typeof value === 'number' && !Number.isFinite(value))
     return `${path} is ${value}, which JSON sends as null`;
   if (typeof value !== 'object' || value === null) return undefined;
-  // What it says of itself is what JSON sends (a Date: its text): that must be sendable too.
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  // What it says of itself is what JSON sends (a Date: its text): that must be sendable too. JSON
+  // asks once (`said`): what toJSON gives is sent as it is, its own toJSON unasked.
+  if (!said && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     let shown: unknown;
     try {
       shown = (value as { toJSON(key: string): unknown }).toJSON('');
@@ -248,7 +259,7 @@ function jsonProblem(value: unknown, path: string, ancestors: Set<object>): stri
       return undefined;
     }
     if (shown === undefined) return `${path} gives undefined from its toJSON, which JSON sends as nothing`;
-    return shown === value ? undefined : jsonProblem(shown, path, ancestors);
+    return jsonProblem(shown, path, ancestors, true);
   }
   if (typeof (value as { then?: unknown }).then === 'function')
     return `${path} is a Promise (or thenable): await it before the call`;

@@ -15,7 +15,7 @@ import {
 } from './context';
 import type { StitchDefinition } from './definition';
 import { NoFetch } from './engineOptions';
-import { MAX_ERROR_BODY } from './errors';
+import { isStitchError, MAX_ERROR_BODY } from './errors';
 import { safely, scrub, scrubCause, secretValues } from './events';
 import { IDEMPOTENCY_HEADER } from './idempotency';
 import { addHeaders } from './outgoing';
@@ -100,8 +100,10 @@ export async function dispatch<TData>(
   try {
     headers = attemptHeaders(context, attempt);
   } catch (error) {
-    // The engine's hook returned what cannot be sent (a promise): nothing leaves.
-    const refusal = failure(context, 'config', (error as Error).message, { field: 'headers' });
+    // The engine's hook returned what cannot be sent (a promise): nothing leaves. Anything else
+    // is a defect, for `unexpected` to report.
+    if (!isStitchError(error)) throw error;
+    const refusal = failure(context, 'config', error.message, { field: 'headers' });
     return ['neutral', { type: 'failure', error: refusal, retryAfter: undefined }];
   }
   const each = total.attempt(definition.timeout.each);

@@ -72,36 +72,41 @@ export interface EntryHolder {
 }
 
 /** What the page request in flight has sent so far, as its run's events tell: what a cancel says. */
-export interface PageSent {
-  attempts: number;
-  requests: number;
-  /** Whether a request it sent is still unanswered. */
-  ambiguous: boolean;
-  url: string | undefined;
-  idempotencyKey: string | undefined;
-}
+export type PageSent = Pick<StitchError, 'attempts' | 'requests' | 'ambiguous' | 'url' | 'idempotencyKey'>;
 
 /** A page fetch in flight: its own controller, the holders that keep it going, its page's run. */
 interface PageFetch {
   readonly direction: PageDirection;
   readonly controller: AbortController;
   readonly refs: Set<EntryHolder>;
-  page: { readonly run: StitchRun<unknown>; readonly sent: PageSent } | undefined;
+  page: { readonly run: StitchRun<unknown>; readonly sent: Mutable<PageSent> } | undefined;
 }
 
-/** Follows `run`'s events into `sent` until it ends: each request, redirect hop and answer. */
-async function tally(run: StitchRun<unknown>, sent: PageSent): Promise<void> {
+/**
+ * Follows `run`'s events into `sent` until it ends. As the engine reckons it, the request is
+ * ambiguous while one sent has no answer yet, and for good once one went unanswered (a deadline
+ * cut it, the network failed): an answer the attempt retries after (a 503) settles the doubt.
+ */
+async function tally(run: StitchRun<unknown>, sent: Mutable<PageSent>): Promise<void> {
+  let lost = false;
   for await (const event of run.stream()) {
-    if (event.type === 'response') sent.ambiguous = false;
-    if (event.type !== 'request' && event.type !== 'redirect') continue;
-    sent.requests += 1;
-    sent.ambiguous = true;
-    sent.attempts = Math.max(sent.attempts, event.attempt);
-    if (event.type === 'redirect') continue;
-    sent.url = event.url;
-    sent.idempotencyKey = event.idempotencyKey;
+    if (event.type === 'request' || event.type === 'redirect') {
+      sent.requests += 1;
+      sent.ambiguous = true;
+      sent.attempts = Math.max(sent.attempts, event.attempt);
+      if (event.type === 'request') {
+        sent.url = event.url;
+        sent.idempotencyKey = event.idempotencyKey;
+      }
+    } else if (event.type === 'timeout' && event.dispatched) lost = true;
+    else if (event.type === 'retry') {
+      if (event.error.kind === 'network' || event.error.kind === 'timeout') lost = true;
+      sent.ambiguous = lost;
+    }
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 // biome-ignore lint/suspicious/noExplicitAny: entries of every data, input and param type, typed again by findEntry.
 const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();

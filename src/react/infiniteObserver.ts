@@ -133,7 +133,16 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
   const notify = () => {
     for (const listener of [...listeners]) listener();
   };
-  const holder: EntryHolder = { notify, live: () => !target?.signal?.aborted };
+  const holder: EntryHolder = {
+    notify() {
+      // A fetch of its key that ends well (the one resumed on a new signal, say) ends the doubt.
+      const settled = entry?.snapshot();
+      if (resumed && own === undefined && settled?.fetching === undefined && settled?.error === null)
+        resumed = false;
+      notify();
+    },
+    live: () => !target?.signal?.aborted,
+  };
 
   /**
    * Shows an abort of `signal` that cancels this hook's page fetch in flight as its error, until a
@@ -263,7 +272,8 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
         // render its abort causes, and would fetch again without end.
         if (previous?.signal?.aborted) {
           if (goal.signal?.aborted) return;
-          if (isTimeout(previous.signal.reason)) {
+          // Counted only when that timeout ended a page fetch of this hook's (shown as `own`).
+          if (own !== undefined && isTimeout(previous.signal.reason)) {
             if (resumed) return;
             resumed = true;
           }

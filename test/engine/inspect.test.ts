@@ -184,7 +184,6 @@ describe('engine.inspect', () => {
       await rows({ query: { page: 0 } }, { engine: cache });
       for (let page = 1; page <= 50; page++)
         cache.subscribe(cache.keyOf(rows, { query: { page } }) as string, () => {})();
-      await Promise.resolve();
       const entries: InspectEvent[] = [];
       cache.inspect((event) => entries.push(event))();
       expect(ofType(entries, 'cache')).toHaveLength(1);

@@ -217,6 +217,15 @@ describe('buildRequest: body and headers', () => {
     expect(() => build(`${BASE}/u`, { body: { toJSON: () => undefined } }, 'POST')).toThrow(
       /body gives undefined from its toJSON/,
     );
+    // What toJSON gives is sent as it is (JSON asks once): its own toJSON is not asked, nor judged.
+    class Endless {
+      toJSON() {
+        return new Endless();
+      }
+    }
+    expect(() => build(`${BASE}/u`, { body: { x: new Endless() } }, 'POST')).toThrow(
+      /body\.x is a Endless with no fields of its own/,
+    );
     // A boxed primitive is sent as the primitive.
     expect(build(`${BASE}/u`, { body: { n: new Number(3), s: new String('') } }, 'POST').body).toBe(
       '{"n":3,"s":""}',

@@ -5,6 +5,7 @@
  * `dehydrate`/`hydrate` carrying data from a server render to the client without a second request.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { HYDRATED_KEPT } from '../../../src/engine/cache';
 import { type CacheSnapshot, createEngine, type Engine, type Stitch, stitch } from '../../../src/index';
 import { createManualClock } from '../../helpers/clock';
 import { uniqueKey } from '../../helpers/keys';
@@ -249,7 +250,7 @@ describe('dehydrate and hydrate', () => {
     expect(client.getData(getUser, input)).toEqual(ada);
     // What no reader came for goes too, a few seconds on.
     client.hydrate(taken);
-    await clock.advance(5_000);
+    await clock.advance(HYDRATED_KEPT);
     client.setData(getUser, byId(9), { ...ada, id: 9, name: 'Ada Lovelace' });
     expect(client.getData(getUser, byId(8))).toBeUndefined();
   });
