@@ -84,7 +84,20 @@ function asText(value: unknown): unknown {
   return Array.isArray(value) ? value.map(asText) : value;
 }
 
-const paramText = (_: string, value: unknown) => asText(value);
+/**
+ * A query value as the URL reads it: {@link asText}, where a list of one scalar is that scalar
+ * (`?q=ada` either way) and an empty list, like `null`, sends nothing.
+ */
+function queryText(value: unknown): unknown {
+  if (value === null || (Array.isArray(value) && value.length === 0)) return undefined;
+  if (Array.isArray(value) && value.length === 1 && isScalar(value[0])) return asText(value[0]);
+  return asText(value);
+}
+
+const isScalar = (value: unknown): boolean =>
+  typeof value === 'string' ||
+  typeof value === 'boolean' ||
+  (typeof value === 'number' && Number.isFinite(value));
 
 /** An empty object, as {@link canonical} writes it. */
 const EMPTY = '["o"]';
@@ -107,15 +120,18 @@ export function createKeys(secret: ReadonlySet<string>) {
   const salt = Math.random().toString(36).slice(2);
   const digest = (value: unknown) => `#${hash(salt + canonical(value))}`;
   const hidden = (field: string, value: unknown) => (secret.has(field.toLowerCase()) ? digest(value) : value);
-  const inQuery = (field: string, value: unknown) =>
-    value === null ? undefined : hidden(field, asText(value));
-  // Per URL template, the params that fill the value of a secret query name (`?api_key={key}`).
-  const secretParams = new Map<string, ReadonlySet<string>>();
-  const secretParamsOf = (template: string): ReadonlySet<string> => {
-    let found = secretParams.get(template);
+  const inQuery = (field: string, value: unknown) => {
+    const text = queryText(value);
+    return text === undefined ? undefined : hidden(field, text);
+  };
+  // Per URL template, its placeholders, and those that fill the value of a secret query name
+  // (`?api_key={key}`).
+  const templates = new Map<string, TemplateParams>();
+  const paramsOf = (template: string): TemplateParams => {
+    let found = templates.get(template);
     if (found === undefined) {
-      found = paramsInQuery(template, secret);
-      secretParams.set(template, found);
+      found = { used: new Set(placeholders(template)), secret: paramsInQuery(template, secret) };
+      templates.set(template, found);
     }
     return found;
   };
@@ -138,7 +154,7 @@ export function createKeys(secret: ReadonlySet<string>) {
   };
   return {
     /** The key of `input` for the stitch `name` in tenancy `scope`. */
-    keyOf(name: string, scope: string, input: StitchInput | undefined, template = ''): string {
+    keyOf(name: string, scope: string, input: StitchInput | undefined, url = ''): string {
       let headers = '[]';
       // Not `canonical`'s: a list of pairs must not read as the pairs plain headers are keyed by.
       if (input?.headers && !isPlainObject(input.headers))
@@ -154,13 +170,16 @@ export function createKeys(secret: ReadonlySet<string>) {
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers
       // are; a `null` value is left out, as the request leaves it out.
       const query = input?.query && canonical(input.query, inQuery);
-      // So are params that fill a secret query value of the template.
-      const hiddenParams = input?.params ? secretParamsOf(template) : undefined;
+      // So are params that fill a secret query value of the template. A param the template does
+      // not use is not sent, so it is not keyed either (unless the request build refuses it).
+      const template = input?.params ? paramsOf(url) : undefined;
       const params = canonical(
         input?.params,
-        hiddenParams?.size
-          ? (field, value) => (hiddenParams.has(field) ? digest(asText(value)) : asText(value))
-          : paramText,
+        template &&
+          ((field, value) => {
+            if (!template.used.has(field)) return isScalar(value) || value === null ? undefined : value;
+            return template.secret.has(field) ? digest(asText(value)) : asText(value);
+          }),
       );
       // No params or query is the same request as empty ones.
       const shape = `${params === EMPTY ? 'null' : params},${query === EMPTY ? 'null' : (query ?? 'null')},${canonical(input?.body)}`;
@@ -197,6 +216,12 @@ function paramsInQuery(template: string, secret: ReadonlySet<string>): ReadonlyS
     for (const name of placeholders(pair.slice(equals + 1))) found.add(name);
   }
   return found;
+}
+
+/** A URL template's `{param}` placeholders, and those that fill a secret query value. */
+interface TemplateParams {
+  used: ReadonlySet<string>;
+  secret: ReadonlySet<string>;
 }
 
 /** A stitch's keys, as the engine builds them. */

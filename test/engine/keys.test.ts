@@ -15,7 +15,7 @@ describe('keyOf', () => {
     expect(keys.keyOf('s', '', { query: { q: 'bob' } })).not.toBe(base);
     expect(keys.keyOf('t', '', { query: { q: 'ada' } })).not.toBe(base);
     expect(keys.keyOf('s', 'user-b', { query: { q: 'ada' } })).not.toBe(base);
-    expect(keys.keyOf('s', '', { query: { q: ['ada'] } })).not.toBe(base);
+    expect(keys.keyOf('s', '', { query: { q: ['ada', 'bob'] } })).not.toBe(base);
   });
 
   it('never reads an array of pairs as the object it resembles', () => {
@@ -48,7 +48,13 @@ describe('keyOf', () => {
   });
 
   it('keys a param or query value as the URL reads it: a number or boolean is its text', () => {
-    expect(keys.keyOf('s', '', { params: { id: 7 } })).toBe(keys.keyOf('s', '', { params: { id: '7' } }));
+    const byId = 'https://api.test/x/{id}';
+    expect(keys.keyOf('s', '', { params: { id: 7 } }, byId)).toBe(
+      keys.keyOf('s', '', { params: { id: '7' } }, byId),
+    );
+    expect(keys.keyOf('s', '', { params: { id: 7 } }, byId)).not.toBe(
+      keys.keyOf('s', '', { params: { id: 8 } }, byId),
+    );
     expect(keys.keyOf('s', '', { query: { a: 1, on: true, ids: [1, 2] } })).toBe(
       keys.keyOf('s', '', { query: { a: '1', on: 'true', ids: ['1', '2'] } }),
     );
@@ -59,6 +65,30 @@ describe('keyOf', () => {
     );
     // A body is JSON, where 7 and '7' differ.
     expect(keys.keyOf('s', '', { body: { id: 7 } })).not.toBe(keys.keyOf('s', '', { body: { id: '7' } }));
+  });
+
+  it('keys a query list as the URL reads it: one item is that item, none is no value', () => {
+    const ada = keys.keyOf('s', '', { query: { q: 'ada' } });
+    expect(keys.keyOf('s', '', { query: { q: ['ada'] } })).toBe(ada);
+    expect(keys.keyOf('s', '', { query: { q: [7] } })).toBe(keys.keyOf('s', '', { query: { q: '7' } }));
+    expect(keys.keyOf('s', '', { query: { q: 'ada', tags: [] } })).toBe(ada);
+    expect(keys.keyOf('s', '', { query: { tags: [] } })).toBe(keys.keyOf('s', '', undefined));
+    // A list the request build refuses keys apart from the value it holds.
+    expect(keys.keyOf('s', '', { query: { q: [{ a: 1 }] as never } })).not.toBe(
+      keys.keyOf('s', '', { query: { q: { a: 1 } as never } }),
+    );
+  });
+
+  it('keys only the params the URL template uses, as only those are sent', () => {
+    const byId = 'https://api.test/u/{id}';
+    const one = keys.keyOf('s', '', { params: { id: 1 } }, byId);
+    expect(keys.keyOf('s', '', { params: { id: 1, extra: 'z' } }, byId)).toBe(one);
+    expect(keys.keyOf('s', '', { params: { id: 1, extra: null } as never }, byId)).toBe(one);
+    expect(keys.keyOf('s', '', { params: { extra: 'z' } }, 'https://api.test/u')).toBe(
+      keys.keyOf('s', '', undefined, 'https://api.test/u'),
+    );
+    // One the request build refuses (not a scalar) keys apart, so it never joins a good call.
+    expect(keys.keyOf('s', '', { params: { id: 1, extra: { a: 1 } } as never }, byId)).not.toBe(one);
   });
 
   it('never keeps a secret header in clear, yet tells principals apart', () => {

@@ -47,6 +47,42 @@ describe('canonical keys', () => {
     expect((await second.report()).source).toBe('coalesced');
   });
 
+  it('inputs that send the same URL share one request and one entry: a list of one, an empty list, an unused param', async () => {
+    const { vendor, engine } = await startScenario();
+    const search = stitch<{ hits: number }>({
+      name: uniqueKey('search'),
+      url: vendor.url('/search'),
+      retry: false,
+      cache: { ttl: 60_000 },
+    });
+    vendor.script('hold');
+    const runs = [
+      search({ query: { q: 'ada' } }, { engine }),
+      search({ query: { q: ['ada'] } }, { engine }),
+      search({ query: { q: 'ada', tags: [] } }, { engine }),
+    ];
+    await vendor.arrival(1);
+    vendor.release(1, { body: { hits: 3 } });
+    expect(await Promise.all(runs)).toEqual([{ hits: 3 }, { hits: 3 }, { hits: 3 }]);
+    expect(vendor.requests()).toBe(1);
+    expect(vendor.ledger[0]?.url).toBe('/search?q=ada');
+    engine.setData(search, { query: { q: 'ada' } }, { hits: 4 });
+    expect(engine.getData(search, { query: { q: ['ada'], tags: [] } })).toEqual({ hits: 4 });
+
+    const user = stitch<{ path: string }, { params: { id: number } }>({
+      name: uniqueKey('user'),
+      url: vendor.url('/users/{id}'),
+      retry: false,
+    });
+    vendor.script('hold');
+    const extra = { params: { id: 1, extra: 'z' } } as unknown as { params: { id: number } };
+    const both = [user({ params: { id: 1 } }, { engine }), user(extra, { engine })];
+    await vendor.arrival(2);
+    vendor.release(2, { body: { path: '/users/1' } });
+    expect(await Promise.all(both)).toEqual([{ path: '/users/1' }, { path: '/users/1' }]);
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('an undefined secret query value (a logged-out token) is left out of the key as of the request: one key', async () => {
     const { vendor, engine } = await startScenario();
     const search = stitch({ name: uniqueKey('search'), url: vendor.url('/search'), retry: false });
