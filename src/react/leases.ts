@@ -250,13 +250,21 @@ const endedBy = new WeakMap<AbortSignal, Array<{ engine: Engine; key: string; le
 
 /**
  * The error of the read of `key` that the abort of `signal` ended (with every other reader's
- * signal aborted), once it settled: it says what the read had sent (`attempts`, `requests`,
- * `url`). `undefined` when that abort ended no read of the key.
+ * signal aborted): it says what the read had sent (`attempts`, `requests`, `url`). Until that
+ * read has settled, the promise of its end, for a render to wait on. `undefined` when that abort
+ * ended no read of the key.
  */
-export function endedRead(signal: AbortSignal, engine: Engine, key: string): StitchError | undefined {
+export function endedRead(
+  signal: AbortSignal,
+  engine: Engine,
+  key: string,
+): StitchError | Promise<unknown> | undefined {
   const ended = endedBy.get(signal)?.find((read) => read.engine === engine && read.key === key);
-  const settled = ended?.lease.settled;
-  return settled && !settled.ok && settled.error.kind === 'aborted' ? settled.error : undefined;
+  if (!ended) return undefined;
+  const settled = ended.lease.settled;
+  // Aborted, not yet settled: what it sent is known once its run has said so.
+  if (!settled) return ended.lease.result;
+  return !settled.ok && settled.error.kind === 'aborted' ? settled.error : undefined;
 }
 
 /**

@@ -162,8 +162,12 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   }
 
   // This reader's own abort is its own error, whoever else reads the key.
-  if (options.signal?.aborted)
-    throw abortError(stitch, options.signal.reason, endedRead(options.signal, engine, key));
+  if (options.signal?.aborted) {
+    const ended = endedRead(options.signal, engine, key);
+    // A render may come before the read this abort ended has settled: it waits for it.
+    if (ended instanceof Promise) throw ended;
+    throw abortError(stitch, options.signal.reason, ended);
+  }
   const byKey = leasesOf(engine);
   let lease = byKey.get(key);
   const outcome = lease?.settled;

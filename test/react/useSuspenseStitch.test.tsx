@@ -164,25 +164,34 @@ describe('useSuspenseStitch', () => {
     expect(clock.pending()).toBe(1);
   });
 
-  it('an abort of its signal reaches the error boundary with the reason intact, and closes the socket', async () => {
-    const { vendor, wrapper } = await setup();
-    const getUser = userStitch(vendor);
-    const route = new AbortController();
-    render(<Guarded getUser={getUser} signal={route.signal} />, { wrapper });
-    await vendor.arrival(1);
-    const reason = new Error('user navigated away');
-    await actAtOnce(() => route.abort(reason));
-    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
-    expect(screen.getByText('failed: aborted')).toBeTruthy();
-    expect((caught[0] as StitchError).cause).toBe(reason);
-    // What the read it ended had sent, as useStitch's error says it: a request on the wire.
-    expect(caught[0]).toMatchObject({
-      attempts: 1,
-      requests: 1,
-      dispatched: true,
-      url: vendor.url('/users/7'),
-    });
-  });
+  // Rendered once the run has settled (its promises flushed), or as the act ends, before the run's
+  // rejection has gone through them: either way the error says what the read it ended had sent.
+  it.each([
+    ['once the read it ended has settled', (abort: () => void) => actAtOnce(abort)],
+    ['before the read it ended has settled', (abort: () => void) => act(async () => abort())],
+  ])(
+    'an abort of its signal, rendered %s, reaches the error boundary with the reason intact and what the read sent, and closes the socket',
+    async (_, rendered) => {
+      const { vendor, wrapper } = await setup();
+      const getUser = userStitch(vendor);
+      const route = new AbortController();
+      render(<Guarded getUser={getUser} signal={route.signal} />, { wrapper });
+      await vendor.arrival(1);
+      const reason = new Error('user navigated away');
+      await rendered(() => route.abort(reason));
+      expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+      await screen.findByText('failed: aborted');
+      expect((caught[0] as StitchError).cause).toBe(reason);
+      // What the read it ended had sent, as useStitch's error says it: a request on the wire.
+      expect(caught[0]).toMatchObject({
+        attempts: 1,
+        requests: 1,
+        dispatched: true,
+        ambiguous: true,
+        url: vendor.url('/users/7'),
+      });
+    },
+  );
 
   it('one route signal ending the reads of two keys: each boundary’s error says what its own read sent', async () => {
     const { vendor, wrapper } = await setup();
