@@ -114,8 +114,9 @@ local function score(ms) return string.format('%.3f', ms) end
  * may reach the vendor: `per` after the grant while it is out, the time it ended once it has
  * (END_RATE). A grant counts for a caller while its score is within the caller's `per` of now, so
  * a request that took longer to arrive than its neighbours cannot land in the same window as
- * `count` later ones. ARGV: count, per (ms), id. Returns 0 when the grant is taken, else how many
- * ms until one may be (a grant still out may end now: it leaves `per` from now at the earliest).
+ * `count` later ones. ARGV: count, per (ms), id. Returns 0 when the grant is taken (or `id`
+ * already holds one: the same take sent again), else how many ms until one may be (a grant still
+ * out may end now: it leaves `per` from now at the earliest).
  *
  * Stitches of different `per` may share the key, each counting every grant within its own `per`
  * (as the memory store's throttle does): grants are kept for the longest `per` the key has seen,
@@ -135,6 +136,8 @@ if longest > known then
   redis.call('ZADD', KEYS[1], -longest, 'longest-per')
   redis.call('PEXPIRE', KEYS[1], math.ceil(2 * longest))
 end
+-- A take sent again (a client resending it after its answer was lost) finds its grant.
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 0 end
 local held = redis.call('ZCOUNT', KEYS[1], '(' .. score(now - per), '+inf')
 if held < count then
   redis.call('ZADD', KEYS[1], score(now + per), ARGV[3])

@@ -237,4 +237,15 @@ describe.skipIf(!redisServerPath())('the shared throttle', () => {
     expect(await store.takeRate('mixed', { count: 1, per: 60_000 }, 'b')).toBeGreaterThan(50_000);
     expect(Number(await redis.send(['PTTL', `${s.prefix}rate:mixed`]))).toBeGreaterThan(100_000);
   });
+  it('a take sent again with the same id (a client resending it after a lost answer) finds its grant: granted, not refused by itself', async () => {
+    await using s = await setup();
+    const store = s.store as ThrottleStore;
+    const rate = { count: 1, per: 60_000 };
+    expect(await store.takeRate('resent', rate, 'a')).toBe(0);
+    // ioredis sends a command again after a reconnect: the grant it took the first time is this one.
+    expect(await store.takeRate('resent', rate, 'a')).toBe(0);
+    expect(Number(await redis.send(['ZCARD', `${s.prefix}rate:resent`]))).toBe(2);
+    // Anyone else's take still counts it.
+    expect(await store.takeRate('resent', rate, 'b')).toBeGreaterThan(50_000);
+  });
 });
