@@ -1,11 +1,13 @@
 import type { CallOptions, Stitch } from './definition';
-import { configError, type StitchError } from './errors';
+import { asConfigError, checkKnown, configError, type StitchError } from './errors';
 import { type InputArg, invoke } from './invoke';
 import type { StitchInput } from './request';
 import type { SafeResult } from './run';
 
 /** Options of {@link prefetch}. */
 export type PrefetchOptions = Pick<CallOptions, 'signal' | 'engine' | 'revalidate'>;
+
+const PREFETCH_OPTIONS: readonly (keyof PrefetchOptions)[] = ['signal', 'engine', 'revalidate'];
 
 /**
  * Loads a read into the cache ahead of its readers (a router loader, a hover): an ordinary call
@@ -38,5 +40,12 @@ export function prefetch<TData, TInput extends StitchInput>(
     return refused(
       configError(definition.name, 'method', 'prefetch applies to reads (GET, HEAD): writes are not cached'),
     );
+  // A call option of writes (`idempotencyKey`) is not one of a prefetch: refused, as a misspelt one is.
+  try {
+    if (typeof options === 'object' && options !== null)
+      checkKnown(definition.name, '', options, PREFETCH_OPTIONS);
+  } catch (error) {
+    return refused(asConfigError(error, definition.name, 'options'));
+  }
   return invoke(stitch, input as TInput, options).safe();
 }

@@ -105,4 +105,18 @@ describe('prefetch', () => {
       });
     },
   );
+  it('refuses an option it does not take, a call option of writes too, as a config error naming it: nothing sent', async () => {
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: user }) });
+    const getUser = userStitch(vendor);
+    for (const [option, value] of [
+      ['idempotencyKey', 'k1'],
+      ['idempotencyTtl', 5],
+      ['bogus', 1],
+    ] as const) {
+      const result = await prefetch(getUser, input, { engine, [option]: value } as never);
+      expect(result).toMatchObject({ ok: false, error: { kind: 'config', field: option } });
+      expect(result.error?.message).toContain('is not an option (signal, engine, revalidate)');
+    }
+    expect(vendor.requests()).toBe(0);
+  });
 });
