@@ -4,7 +4,7 @@ import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import { type CallOptions, definedBefore, type StitchDefinition } from './definition';
 import { cancelRun, emptyTally, refuseRun } from './endings';
-import { asConfigError, configError, StitchError } from './errors';
+import { asConfigError, checking, configError, StitchError } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
 import { type ExecutionResult, execute, unexpected } from './execution';
 import { IDEMPOTENCY_HEADER, idempotencyKeyFor, RECORD_TTL, refuseKeyHeader } from './idempotency';
@@ -502,11 +502,20 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
     throw configError(stitch, 'options', 'must be an object');
-  for (const key in options) {
-    if (!CALL_OPTIONS.includes(key as keyof CallOptions))
-      throw configError(stitch, key, `is not an option (${CALL_OPTIONS.join(', ')})`);
-  }
-  const { signal, idempotencyKey, idempotencyTtl, revalidate } = options;
+  checking(stitch, 'options', () => {
+    for (const key in options) {
+      if (!CALL_OPTIONS.includes(key as keyof CallOptions))
+        throw configError(stitch, key, `is not an option (${CALL_OPTIONS.join(', ')})`);
+    }
+  });
+  // Each read on its own: a getter that throws is blamed on its option, not on the input.
+  const read = <K extends keyof CallOptions>(key: K) => checking(stitch, key, () => options[key]);
+  const [signal, idempotencyKey, idempotencyTtl, revalidate] = [
+    read('signal'),
+    read('idempotencyKey'),
+    read('idempotencyTtl'),
+    read('revalidate'),
+  ];
   if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')
     throw configError(stitch, 'revalidate', 'must be a boolean');

@@ -6,7 +6,7 @@ import { createRealClock } from './clock';
 import type { CallOptions, Stitch, StitchDefinition, StitchEngineLike } from './definition';
 import { rejectedRun } from './endings';
 import { defaultEngine } from './engine';
-import { configError } from './errors';
+import { checking, configError } from './errors';
 import { redactUrl, SECRET_QUERY } from './events';
 import type { StitchInput } from './request';
 import type { StitchRun } from './run';
@@ -19,7 +19,8 @@ export function toStitch<TData, TInput extends StitchInput>(
     let engine: StitchEngineLike;
     try {
       // Only an engine left out (or undefined) means the default one: `null` is not an engine.
-      engine = options?.engine === undefined ? defaultEngine() : options.engine;
+      const given = checking(definition.name, 'engine', () => options?.engine);
+      engine = given === undefined ? defaultEngine() : given;
       if (typeof engine?.call !== 'function')
         throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
     } catch (error) {

@@ -241,6 +241,28 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
     );
   });
 
+  it.each(['signal', 'engine', 'idempotencyTtl', 'revalidate'])(
+    'a call option whose getter throws (%s): a config error naming that option, with the throw as cause',
+    async (option) => {
+      const { vendor, engine } = await startScenario();
+      const thrown = new Error('getter says no');
+      const options = Object.defineProperty(option === 'engine' ? {} : { engine }, option, {
+        enumerable: true,
+        get() {
+          throw thrown;
+        },
+      });
+      const run = callSafely(() => charge(vendor)({ params: { id: 1 } }, options as never));
+      expect(await rejection(run)).toMatchObject({
+        kind: 'config',
+        field: option,
+        cause: thrown,
+        requests: 0,
+      });
+      expect(vendor.requests()).toBe(0);
+    },
+  );
+
   it('a function of the stitch that throws (cache.scope, idempotency.keyOf): a config error naming it', async () => {
     const { vendor, engine } = await startScenario();
     const thrown = new Error('no principal');
