@@ -2,6 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite';
 import { expect, userEvent, within } from 'storybook/test';
 import { TodosPage } from '../examples/app/pages/TodosPage';
 import { eventually, harnessOf, letGo, withDemo } from './support/harness';
+import { MemoryRoutes } from './support/MemoryRoutes';
 
 /**
  * The demo's optimistic to-do page. The vendor holds every to-do request until the play releases
@@ -114,6 +115,43 @@ export const OverlappingAdds: Story = {
     await eventually(() => expect(vendor.pending('todos')).toBe(0));
     expect(vendor.requests('todos').map((request) => request.method)).toEqual(['GET', 'POST', 'POST', 'GET']);
     expect(titles(canvas)).toEqual(expect.arrayContaining(['Buy eggs', 'Buy bread']));
+    letGo(harnessOf(context));
+  },
+};
+
+/**
+ * Two adds in flight, then the page left: its scope cancels both in one tick, both are undone,
+ * and the last of them still invalidates the list, so coming back fetches it again: the undos
+ * restore what each write saw, and only the vendor's list (which saved them) settles them.
+ */
+export const LeaveWithTwoWritesInFlight: StoryObj<typeof MemoryRoutes> = {
+  render: () => (
+    <MemoryRoutes
+      initial="/todos"
+      links={[
+        { href: '/search', label: 'Search' },
+        { href: '/todos', label: 'To-dos' },
+      ]}
+    />
+  ),
+  play: async (context) => {
+    const { vendor, canvas } = await addToTheList(context);
+    await userEvent.type(canvas.getByLabelText('New to-do'), 'Buy bread');
+    await userEvent.click(canvas.getByRole('button', { name: 'Add' }));
+    await eventually(() => expect(vendor.held('todos')).toBe(2));
+
+    await userEvent.click(canvas.getByRole('link', { name: 'Search' }));
+    await eventually(() => expect(vendor.counts('todos')).toMatchObject({ requests: 3, hungUp: 2 }));
+
+    await userEvent.click(canvas.getByRole('link', { name: 'To-dos' }));
+    // The list, invalidated by the last write to end, is fetched again on the way back.
+    await eventually(() => expect(vendor.held('todos')).toBe(1));
+    expect(vendor.requests('todos').map((request) => request.method)).toEqual(['GET', 'POST', 'POST', 'GET']);
+    vendor.release('todos');
+    // This vendor saved both writes as they arrived: its list, not the undos, is what shows.
+    await eventually(() =>
+      expect(titles(canvas)).toEqual(expect.arrayContaining(['Buy milk', 'Buy eggs', 'Buy bread'])),
+    );
     letGo(harnessOf(context));
   },
 };

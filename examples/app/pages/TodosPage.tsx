@@ -34,7 +34,19 @@ export function TodosPage() {
 
   const lifecycle = <TContext,>(undo: (context: TContext | undefined) => void) => {
     writing += 1;
-    const last = () => (writing > 1 ? [] : [getTodos]);
+    // Counted out as the write ends (its `onError`, or its `invalidates` after a success), not at
+    // `onSettled`: writes that end together (leaving the page cancels them all in one tick) each
+    // run `onError` before any runs `onSettled`, and the last of them must still see itself last.
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      writing -= 1;
+    };
+    const last = () => {
+      end();
+      return writing > 0 ? [] : [getTodos];
+    };
     return {
       engine,
       signal,
@@ -45,9 +57,7 @@ export function TodosPage() {
       },
       onSuccess: () => setUndone(undefined),
       invalidates: last,
-      onSettled: () => {
-        writing -= 1;
-      },
+      onSettled: end,
     };
   };
 
