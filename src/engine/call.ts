@@ -494,6 +494,16 @@ const CALL_OPTIONS: readonly (keyof CallOptions)[] = [
   'revalidate',
 ];
 
+/** Whether reading `key` of `options` throws. */
+function throwsOnRead(options: CallOptions, key: keyof CallOptions): boolean {
+  try {
+    void options[key];
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Checks a call's options, so a wrong one is a `config` error naming it, never a TypeError later,
  * nor a misspelt one (`idempotencykey`) dropped without a word.
@@ -502,20 +512,23 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
     throw configError(stitch, 'options', 'must be an object');
-  checking(stitch, 'options', () => {
+  let signal: AbortSignal | undefined;
+  let idempotencyKey: string | undefined;
+  let idempotencyTtl: number | undefined;
+  let revalidate: boolean | undefined;
+  try {
     for (const key in options) {
       if (!CALL_OPTIONS.includes(key as keyof CallOptions))
         throw configError(stitch, key, `is not an option (${CALL_OPTIONS.join(', ')})`);
     }
-  });
-  // Each read on its own: a getter that throws is blamed on its option, not on the input.
-  const read = <K extends keyof CallOptions>(key: K) => checking(stitch, key, () => options[key]);
-  const [signal, idempotencyKey, idempotencyTtl, revalidate] = [
-    read('signal'),
-    read('idempotencyKey'),
-    read('idempotencyTtl'),
-    read('revalidate'),
-  ];
+    ({ signal, idempotencyKey, idempotencyTtl, revalidate } = options);
+  } catch (error) {
+    // A getter (or proxy trap) that throws is blamed on its option, not on the input.
+    const culprit = CALL_OPTIONS.find((key) => throwsOnRead(options, key)) ?? 'options';
+    throw checking(stitch, culprit, () => {
+      throw error;
+    });
+  }
   if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')
     throw configError(stitch, 'revalidate', 'must be a boolean');
