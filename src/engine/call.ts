@@ -4,7 +4,7 @@ import type { Coalescer, Reference } from './coalescer';
 import type { EngineParts, ExecutionContext, ExecutionState } from './context';
 import { type CallOptions, definedBefore, type StitchDefinition } from './definition';
 import { cancelRun, emptyTally, refuseRun } from './endings';
-import { asConfigError, checking, configError, StitchError } from './errors';
+import { asConfigError, configError, StitchError, unreadable } from './errors';
 import { type EventPayload, redactUrl, type StitchEvent, scrub } from './events';
 import { type ExecutionResult, execute, unexpected } from './execution';
 import { IDEMPOTENCY_HEADER, idempotencyKeyFor, RECORD_TTL, refuseKeyHeader } from './idempotency';
@@ -525,9 +525,7 @@ function checkCallOptions(options: CallOptions | undefined, stitch: string): Cal
   } catch (error) {
     // A getter (or proxy trap) that throws is blamed on its option, not on the input.
     const culprit = CALL_OPTIONS.find((key) => throwsOnRead(options, key)) ?? 'options';
-    throw checking(stitch, culprit, () => {
-      throw error;
-    });
+    throw unreadable(stitch, culprit, error);
   }
   if (!isSignalOrNone(signal)) throw configError(stitch, 'signal', 'must be an AbortSignal');
   if (revalidate !== undefined && typeof revalidate !== 'boolean')

@@ -6,7 +6,7 @@ import { createRealClock } from './clock';
 import type { CallOptions, Stitch, StitchDefinition, StitchEngineLike } from './definition';
 import { rejectedRun } from './endings';
 import { defaultEngine } from './engine';
-import { checking, configError } from './errors';
+import { configError, unreadable } from './errors';
 import { redactUrl, SECRET_QUERY } from './events';
 import type { StitchInput } from './request';
 import type { StitchRun } from './run';
@@ -19,14 +19,14 @@ export function toStitch<TData, TInput extends StitchInput>(
     let engine: StitchEngineLike;
     try {
       // Only an engine left out (or undefined) means the default one: `null` is not an engine.
-      const given = checking(definition.name, 'engine', () => options?.engine);
-      engine = given === undefined ? defaultEngine() : given;
+      engine = options?.engine === undefined ? defaultEngine() : options.engine;
       if (typeof engine?.call !== 'function')
         throw configError(definition.name, 'engine', 'must be an engine from createEngine()');
     } catch (error) {
       // No engine, so no configured secret names: the default ones are redacted from its URL.
       const url = redactUrl(definition.url, new Set(SECRET_QUERY));
-      return rejectedRun(definition, url, error, createRealClock());
+      // Only reading `engine` can throw anything but a StitchError here (a getter that throws).
+      return rejectedRun(definition, url, unreadable(definition.name, 'engine', error), createRealClock());
     }
     return engine.call(definition, input, options);
   };

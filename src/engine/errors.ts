@@ -196,10 +196,18 @@ export function checking<T>(stitchName: string | undefined, field: string, check
   try {
     return check();
   } catch (error) {
-    if (isStitchError(error)) throw error;
-    const { message, stitch } = configError(stitchName, field, `could not be read: ${reasonMessage(error)}`);
-    throw new StitchError({ kind: 'config', field, stitch, message, cause: error });
+    throw unreadable(stitchName, field, error);
   }
+}
+
+/**
+ * What reading `field` threw, as the `config` error naming it (with the throw as `cause`); a
+ * StitchError (a check's own) stays as it is.
+ */
+export function unreadable(stitchName: string | undefined, field: string, error: unknown): StitchError {
+  if (isStitchError(error)) return error;
+  const { message, stitch } = configError(stitchName, field, `could not be read: ${reasonMessage(error)}`);
+  return new StitchError({ kind: 'config', field, stitch, message, cause: error });
 }
 
 /**
