@@ -124,13 +124,20 @@ export function createKeys(secret: ReadonlySet<string>) {
     const text = queryText(value);
     return text === undefined ? undefined : hidden(field, text);
   };
-  // Per URL template, its placeholders, and those that fill the value of a secret query name
-  // (`?api_key={key}`).
-  const templates = new Map<string, TemplateParams>();
-  const paramsOf = (template: string): TemplateParams => {
+  // Per URL template, how a param enters the key: as its text, hashed when it fills the value of a
+  // secret query name (`?api_key={key}`), left out when the template does not use it.
+  const templates = new Map<string, ParamField>();
+  const paramsOf = (template: string): ParamField => {
     let found = templates.get(template);
     if (found === undefined) {
-      found = { used: new Set(placeholders(template)), secret: paramsInQuery(template, secret) };
+      const used = new Set(placeholders(template));
+      const hiddenParams = paramsInQuery(template, secret);
+      // A param the template does not use is not sent, so it is not keyed either (unless the
+      // request build refuses it: then it keys apart, never joining a good call).
+      found = (field, value) => {
+        if (!used.has(field)) return isScalar(value) || value === null ? undefined : value;
+        return hiddenParams.has(field) ? digest(asText(value)) : asText(value);
+      };
       templates.set(template, found);
     }
     return found;
@@ -170,17 +177,8 @@ export function createKeys(secret: ReadonlySet<string>) {
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers
       // are; a `null` value is left out, as the request leaves it out.
       const query = input?.query && canonical(input.query, inQuery);
-      // So are params that fill a secret query value of the template. A param the template does
-      // not use is not sent, so it is not keyed either (unless the request build refuses it).
-      const template = input?.params ? paramsOf(url) : undefined;
-      const params = canonical(
-        input?.params,
-        template &&
-          ((field, value) => {
-            if (!template.used.has(field)) return isScalar(value) || value === null ? undefined : value;
-            return template.secret.has(field) ? digest(asText(value)) : asText(value);
-          }),
-      );
+      // So are params that fill a secret query value of the template.
+      const params = canonical(input?.params, input?.params ? paramsOf(url) : undefined);
       // No params or query is the same request as empty ones.
       const shape = `${params === EMPTY ? 'null' : params},${query === EMPTY ? 'null' : (query ?? 'null')},${canonical(input?.body)}`;
       return `${prefixOf(name, scope)}${shape},${headers}]`;
@@ -218,11 +216,8 @@ function paramsInQuery(template: string, secret: ReadonlySet<string>): ReadonlyS
   return found;
 }
 
-/** A URL template's `{param}` placeholders, and those that fill a secret query value. */
-interface TemplateParams {
-  used: ReadonlySet<string>;
-  secret: ReadonlySet<string>;
-}
+/** How a param of one URL template enters its key (`undefined`: left out). */
+type ParamField = (field: string, value: unknown) => unknown;
 
 /** A stitch's keys, as the engine builds them. */
 export type Keys = ReturnType<typeof createKeys>;
