@@ -54,6 +54,11 @@ export interface BuiltRequest {
   body: SendableBody | undefined;
   /** The body is a `ReadableStream`: it is sent once (`duplex: 'half'`) and can never be replayed. */
   streamed: boolean;
+  /**
+   * Why the caller's body stream failed while it was sent (its own read failed, or it gave a chunk
+   * that is not bytes): set when it did. A fault of the caller's, not the vendor's.
+   */
+  bodyFailure?: { readonly error: unknown } | undefined;
 }
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
@@ -364,7 +369,9 @@ export function buildRequest(
       if (stream.locked)
         throw inputError(stitch, 'body', 'is a ReadableStream that is already locked or read');
       streamed = true;
-      body = stream;
+      body = watched(stream, (error) => {
+        built.bodyFailure = { error };
+      });
     } else if (isBodyInit(input.body)) body = input.body;
     else {
       const problem = jsonProblem(input.body, 'body', new Set());
@@ -378,5 +385,37 @@ export function buildRequest(
     }
   }
   const { url, shown, origin, secrets } = target;
-  return { url, shown, origin, secrets, method, headers, body, streamed };
+  const built: BuiltRequest = { url, shown, origin, secrets, method, headers, body, streamed };
+  return built;
+}
+
+/**
+ * The caller's body `stream` as fetch reads it, chunk by chunk (its reader taken at the first
+ * read, so a request never sent leaves it unlocked), telling `failed` why it failed when its own
+ * read does, or it gives a chunk that is not bytes: a fault of the caller's, which fetch reports
+ * as any network failure.
+ */
+function watched(stream: ReadableStream, failed: (error: unknown) => void): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      reader ??= stream.getReader();
+      let chunk: ReadableStreamReadResult<unknown>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        failed(error);
+        throw error;
+      }
+      if (chunk.done) controller.close();
+      else if (tagOf(chunk.value) === '[object Uint8Array]') controller.enqueue(chunk.value as Uint8Array);
+      else {
+        const error = new TypeError('the body stream gave a chunk that is not a Uint8Array');
+        failed(error);
+        reader.cancel(error).catch(() => {});
+        throw error;
+      }
+    },
+    cancel: (reason) => (reader ? reader.cancel(reason) : stream.cancel(reason)),
+  });
 }

@@ -226,6 +226,18 @@ export async function dispatch<TData>(
       });
       return ['neutral', { type: 'failure', error: refusal, retryAfter: undefined }];
     }
+    if (request.bodyFailure && !each.expired && !total.expired) {
+      // The caller's own body stream failed as it was sent: nothing the vendor did, nor a retry
+      // could mend (a stream is sent once). Part of it may have reached the vendor.
+      advance(context, { type: 'unanswered' });
+      const said = `stitch '${definition.name}': the request body stream failed while ${request.method} ${context.url} was sent`;
+      const broken = failure(context, 'config', said, {
+        field: 'body',
+        cause: scrubCause(request.bodyFailure.error, scrubbed),
+        retryable: false,
+      });
+      return ['neutral', { type: 'failure', error: broken, retryAfter: undefined }];
+    }
     // A failure while the browser is offline says nothing about the vendor.
     const isolated = offline();
     const outcome = answered || isolated ? 'neutral' : 'failure';

@@ -398,6 +398,42 @@ describe('a ReadableStream body', () => {
     ]);
   });
 
+  it.each<[string, () => ReadableStream]>([
+    [
+      'whose read fails midway',
+      () => {
+        let pulls = 0;
+        return new ReadableStream({
+          pull(controller) {
+            pulls += 1;
+            if (pulls === 1) controller.enqueue(new TextEncoder().encode('part of it,'));
+            else controller.error(new Error('disk read failed'));
+          },
+        });
+      },
+    ],
+    ['that gives a chunk that is not bytes', () => new ReadableStream({ pull: (c) => c.enqueue('text') })],
+  ])(
+    'one %s is the caller’s fault, not the vendor’s: config, naming body, never retried nor counted by the breaker',
+    async (_, make) => {
+      const { vendor, engine } = await startScenario();
+      const upload = stitch({
+        name: uniqueKey('upload'),
+        method: 'PUT',
+        url: vendor.url('/f'),
+        retry: { attempts: 3, backoff: { base: 0 } },
+        circuit: { failures: 1, cooldown: 60_000 },
+      });
+      const error = await rejection(upload({ body: make() }, { engine }));
+      expect(error).toMatchObject({ kind: 'config', field: 'body', attempts: 1, retryable: false });
+      expect(error.message).toContain('the request body stream failed');
+      expect(error.cause).toBeInstanceOf(Error);
+      // The breaker (one failure opens it) heard nothing against the vendor: the next call goes out.
+      expect(await upload({ body: streamOf('whole') }, { engine })).toEqual({ path: '/f', query: {} });
+      expect(vendor.ledger.at(-1)?.body).toBe('whole');
+    },
+  );
+
   it('a stream already read or locked is refused as config', async () => {
     const { vendor, engine } = await startScenario();
     const stream = streamOf('x');
