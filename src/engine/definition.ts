@@ -405,15 +405,16 @@ export function define<TData, TInput extends StitchInput>(
   const name = config.name;
   check(typeof name === 'string' && name.trim() !== '', '', 'name', 'must be a non-empty string');
   checkKnown(name, '', config, OPTIONS);
-  const method = config.method ?? 'GET';
+  // Left out (or `undefined`) takes the default; `null` is a value, refused as any wrong one.
+  const method = config.method === undefined ? 'GET' : config.method;
   check(METHODS.includes(method), name, 'method', `must be one of ${METHODS.join(', ')}`);
   check(typeof config.url === 'string' && config.url !== '', name, 'url', 'must be a non-empty string');
   checkUrlText(name, 'baseUrl', config.baseUrl);
   checkUrlText(name, 'url', config.url);
   const url = joinUrl(name, config.baseUrl, config.url);
-  const responseType = config.responseType ?? 'json';
+  const responseType = config.responseType === undefined ? 'json' : config.responseType;
   check(responseType === 'json' || responseType === 'text', name, 'responseType', "must be 'json' or 'text'");
-  const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxBodyBytes = config.maxBodyBytes === undefined ? DEFAULT_MAX_BODY : config.maxBodyBytes;
   check(
     Number.isInteger(maxBodyBytes) && maxBodyBytes > 0,
     name,

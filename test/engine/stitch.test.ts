@@ -104,6 +104,10 @@ describe('stitch(): config validation at definition time', () => {
     ['an output that is not a schema', 'output', withOption({ output: { parse: () => 1 } })],
     ['an output without validate', 'output', withOption({ output: { '~standard': { version: 1 } } })],
     ['a null output', 'output', withOption({ output: null })],
+    // Only a left-out (or undefined) option takes its default: null is a wrong value like any.
+    ['a null method', 'method', withOption({ method: null })],
+    ['a null responseType', 'responseType', withOption({ responseType: null })],
+    ['a null maxBodyBytes', 'maxBodyBytes', withOption({ maxBodyBytes: null })],
     ['hooks.onError not a function', 'hooks.onError', withOption({ hooks: { onError: 'log' } })],
     ['hooks.onCancel not a function', 'hooks.onCancel', withOption({ hooks: { onCancel: {} } })],
     ['a non-boolean coalesce', 'coalesce', withOption({ coalesce: 'yes' })],
