@@ -16,7 +16,7 @@ import {
   openLease,
   renewLease,
 } from './leases';
-import { abortError, superseded, unmounted } from './observer';
+import { abortError, unmounted } from './observer';
 import { useEngine } from './provider';
 import { readInput } from './readInput';
 
@@ -25,13 +25,6 @@ interface Held {
   engine: Engine;
   key: string;
   lease: Lease;
-}
-
-/** A background refresh in flight, of the key on `engine` it was started for. */
-interface Refresh {
-  engine: Engine;
-  key: string;
-  stop: (reason: unknown) => void;
 }
 
 /** Options of {@link useSuspenseStitch}. */
@@ -92,8 +85,6 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   // The lease of a transition still pending, perhaps, let go of by a render of the key on screen
   // (see below): a render of it renews it, one of yet another key supersedes it.
   const parked = useRef<Held | undefined>(undefined);
-  // The background refreshes in flight (see `refresh`).
-  const refreshes = useRef(new Set<Refresh>());
   useEffect(() => {
     shown.current = key;
     // After `useSyncExternalStore` subscribed to it: the data stays in use throughout.
@@ -123,25 +114,12 @@ export function useSuspenseStitch<TData, TInput extends StitchInput>(
   const refresh = () => {
     const link = follow(options.signal, scope);
     const call = stitch(...([input, { engine, signal: link.signal, revalidate: true }] as CallArgs<TInput>));
-    const running: Refresh = { engine, key, stop: (reason) => link.abort(reason) };
-    refreshes.current.add(running);
-    call.safe().then(() => {
-      link.dispose();
-      refreshes.current.delete(running);
-    });
+    call.safe().then(() => link.dispose());
     return () => {
-      refreshes.current.delete(running);
       link.abort(unmounted());
       link.dispose();
     };
   };
-  // A render of another key or engine supersedes them at once: a re-key to a key that suspends
-  // commits nothing, so their effects' cleanup would wait for the new key's data.
-  for (const running of refreshes.current) {
-    if (running.engine === engine && running.key === key) continue;
-    refreshes.current.delete(running);
-    running.stop(superseded());
-  }
   const stale = snapshot.data !== undefined && snapshot.stale;
   // biome-ignore lint/correctness/useExhaustiveDependencies: see above.
   useEffect(() => (stale ? refresh() : undefined), [engine, stitch, key, stale, snapshot.invalidated, scope]);

@@ -7,8 +7,8 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createEngine, type Engine, type StitchError } from '../../src/index';
-import { StitchProvider, StitchScope, useSuspenseStitch } from '../../src/react/index';
+import type { StitchError } from '../../src/index';
+import { StitchScope, useSuspenseStitch } from '../../src/react/index';
 import { FAILURE_SHOWN } from '../../src/react/leases';
 import { Boundary, caught } from './boundary';
 import { actAtOnce, flushMicrotasks, renderStrict, setup } from './harness';
@@ -29,8 +29,8 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
   return <p>{`user ${data.name}`}</p>;
 }
 
-/** The profile of user `id`, on `signal` if given. */
-function ProfileOf({ getUser, id, signal }: { getUser: UserStitch; id: number; signal?: AbortSignal }) {
+/** The profile of user `id`, on `signal`. */
+function ProfileOf({ getUser, id, signal }: { getUser: UserStitch; id: number; signal: AbortSignal }) {
   const { data } = useSuspenseStitch(getUser, { params: { id } }, { signal });
   return <p>{`user ${data.name}`}</p>;
 }
@@ -373,37 +373,6 @@ describe('useSuspenseStitch', () => {
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
     expect(vendor.requests()).toBe(3);
   });
-
-  it.each([
-    ['re-keys to an input that suspends', 'input'],
-    ['moves to another engine', 'engine'],
-  ])(
-    'a committed reader that %s lets go of its background refresh at once: its socket closed',
-    async (_, moved) => {
-      const { vendor, engine, answer } = await setup();
-      const getUser = userStitch(vendor);
-      const other = createEngine({ clock: engine.clock });
-      const ui = (id: number, on: Engine) => (
-        <StitchProvider engine={on}>
-          <Suspense fallback={<p>loading</p>}>
-            <ProfileOf getUser={getUser} id={id} />
-          </Suspense>
-        </StitchProvider>
-      );
-      const { rerender } = render(ui(7, engine));
-      await vendor.arrival(1);
-      await answer(1, { body: ada });
-      await actAtOnce(() => engine.invalidate(getUser));
-      await vendor.arrival(2);
-      expect(screen.getByText('user Ada')).toBeTruthy();
-
-      await actAtOnce(() => rerender(moved === 'input' ? ui(8, engine) : ui(7, other)));
-      // The new read is held; the refresh of the data no longer wanted goes now, not at its commit.
-      await vendor.arrival(3);
-      expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
-      expect(vendor.ledger[2]?.hungUp).toBe(false);
-    },
-  );
 
   it('mounting on a key invalidated while nobody read it shows the data and refetches it', async () => {
     const { vendor, engine, wrapper, answer } = await setup();
