@@ -52,7 +52,7 @@ export function cacheKey<TInput extends StitchInput>(
   }
   // Anything else (a promise of the principal, say) would key every user alike.
   if (typeof scope !== 'string') throw configError(definition.name, 'cache.scope', 'must give a string');
-  return keys.keyOf(definition.name, scope, input, definition.url);
+  return keys.keyOf(definition.name, scope, input, definition.url, !definition.input);
 }
 
 /**
@@ -324,7 +324,7 @@ export function createCall(deps: CallDeps) {
     // describe in full (it is part of the key).
     const shareKey =
       definition.coalesce && idempotencyKey === undefined && isPlainData(input?.body)
-        ? (key ?? keys.keyOf(definition.name, '', input, definition.url))
+        ? (key ?? keys.keyOf(definition.name, '', input, definition.url, !definition.input))
         : undefined;
     // Only a key the caller owns can come again, so only its calls are recorded (for this long).
     const owned = options.idempotencyKey !== undefined || definition.idempotency?.keyOf !== undefined;

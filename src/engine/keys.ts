@@ -124,20 +124,26 @@ export function createKeys(secret: ReadonlySet<string>) {
     const text = queryText(value);
     return text === undefined ? undefined : hidden(field, text);
   };
+  // A query as given (an input schema reshapes it before it is sent): a null value left out.
+  const givenQuery = (field: string, value: unknown) =>
+    value === null ? undefined : hidden(field, asText(value));
   // Per URL template, how a param enters the key: as its text, hashed when it fills the value of a
-  // secret query name (`?api_key={key}`), left out when the template does not use it.
-  const templates = new Map<string, ParamField>();
-  const paramsOf = (template: string): ParamField => {
+  // secret query name (`?api_key={key}`), and, as sent, left out when the template does not use it.
+  const templates = new Map<string, { sent: ParamField; given: ParamField }>();
+  const paramsOf = (template: string) => {
     let found = templates.get(template);
     if (found === undefined) {
       const used = new Set(placeholders(template));
       const hiddenParams = paramsInQuery(template, secret);
+      const given: ParamField = (field, value) =>
+        hiddenParams.has(field) ? digest(asText(value)) : asText(value);
       // A param the template does not use is not sent, so it is not keyed either (unless the
       // request build refuses it: then it keys apart, never joining a good call).
-      found = (field, value) => {
+      const sent: ParamField = (field, value) => {
         if (!used.has(field)) return isScalar(value) || value === null ? undefined : value;
-        return hiddenParams.has(field) ? digest(asText(value)) : asText(value);
+        return given(field, value);
       };
+      found = { sent, given };
       templates.set(template, found);
     }
     return found;
@@ -160,8 +166,12 @@ export function createKeys(secret: ReadonlySet<string>) {
     return prefix;
   };
   return {
-    /** The key of `input` for the stitch `name` in tenancy `scope`. */
-    keyOf(name: string, scope: string, input: StitchInput | undefined, url = ''): string {
+    /**
+     * The key of `input` for the stitch `name` (URL template `url`) in tenancy `scope`. `asSent`:
+     * the input is what the request is built from, so its params and query are keyed as the URL
+     * reads them; `false` where an input schema reshapes it first (all of it is keyed as given).
+     */
+    keyOf(name: string, scope: string, input: StitchInput | undefined, url = '', asSent = true): string {
       let headers = '[]';
       // Not `canonical`'s: a list of pairs must not read as the pairs plain headers are keyed by.
       if (input?.headers && !isPlainObject(input.headers))
@@ -176,9 +186,10 @@ export function createKeys(secret: ReadonlySet<string>) {
       }
       // Query names that are secrets (`token`, `api_key`, configured ones) are hashed as headers
       // are; a `null` value is left out, as the request leaves it out.
-      const query = input?.query && canonical(input.query, inQuery);
+      const query = input?.query && canonical(input.query, asSent ? inQuery : givenQuery);
       // So are params that fill a secret query value of the template.
-      const params = canonical(input?.params, input?.params ? paramsOf(url) : undefined);
+      const template = input?.params ? paramsOf(url) : undefined;
+      const params = canonical(input?.params, asSent ? template?.sent : template?.given);
       // No params or query is the same request as empty ones.
       const shape = `${params === EMPTY ? 'null' : params},${query === EMPTY ? 'null' : (query ?? 'null')},${canonical(input?.body)}`;
       return `${prefixOf(name, scope)}${shape},${headers}]`;

@@ -186,4 +186,30 @@ describe('the input schema', () => {
       stitch({ name: uniqueKey('bad'), url: 'https://api.test/x', input: { parse() {} } as never }),
     ).toThrow(expect.objectContaining({ kind: 'config', field: 'input' }));
   });
+  it('keys the input as given, not as the URL reads it: a schema that renames or moves fields never mixes two requests', async () => {
+    const { vendor, engine } = await startScenario({
+      respond: (entry) => ({ body: { url: entry.url } }),
+    });
+    const user = stitch<{ url: string }, StitchInput>({
+      name: uniqueKey('user'),
+      url: vendor.url('/users/{id}'),
+      cache: { ttl: 60_000 },
+      // `userId` is not a placeholder of the template; the schema makes it the `id` that is.
+      input: z
+        .object({ params: z.object({ userId: z.string() }) })
+        .transform((value) => ({ params: { id: value.params.userId } })),
+    });
+    expect(await user({ params: { userId: 'alice' } }, { engine })).toEqual({ url: '/users/alice' });
+    expect(await user({ params: { userId: 'bob' } }, { engine })).toEqual({ url: '/users/bob' });
+    const search = stitch<{ url: string }, StitchInput>({
+      name: uniqueKey('search'),
+      url: vendor.url('/search'),
+      input: z
+        .object({ params: z.object({ q: z.string() }) })
+        .transform((value) => ({ query: { q: value.params.q } })),
+    });
+    const both = [search({ params: { q: 'ada' } }, { engine }), search({ params: { q: 'bob' } }, { engine })];
+    expect(await Promise.all(both)).toEqual([{ url: '/search?q=ada' }, { url: '/search?q=bob' }]);
+    expect(vendor.requests()).toBe(4);
+  });
 });
