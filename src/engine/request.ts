@@ -397,25 +397,29 @@ export function buildRequest(
  */
 function watched(stream: ReadableStream, failed: (error: unknown) => void): ReadableStream<Uint8Array> {
   let reader: ReadableStreamDefaultReader | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      reader ??= stream.getReader();
-      let chunk: ReadableStreamReadResult<unknown>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        failed(error);
-        throw error;
-      }
-      if (chunk.done) controller.close();
-      else if (tagOf(chunk.value) === '[object Uint8Array]') controller.enqueue(chunk.value as Uint8Array);
-      else {
-        const error = new TypeError('the body stream gave a chunk that is not a Uint8Array');
-        failed(error);
-        reader.cancel(error).catch(() => {});
-        throw error;
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        reader ??= stream.getReader();
+        let chunk: ReadableStreamReadResult<unknown>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          failed(error);
+          throw error;
+        }
+        if (chunk.done) controller.close();
+        else if (tagOf(chunk.value) === '[object Uint8Array]') controller.enqueue(chunk.value as Uint8Array);
+        else {
+          const error = new TypeError('the body stream gave a chunk that is not a Uint8Array');
+          failed(error);
+          reader.cancel(error).catch(() => {});
+          throw error;
+        }
+      },
+      cancel: (reason) => (reader ? reader.cancel(reason) : stream.cancel(reason)),
     },
-    cancel: (reason) => (reader ? reader.cancel(reason) : stream.cancel(reason)),
-  });
+    // No read ahead: nothing is taken from the caller's stream before fetch asks for it.
+    { highWaterMark: 0 },
+  );
 }

@@ -434,6 +434,29 @@ describe('a ReadableStream body', () => {
     },
   );
 
+  it('a request never sent leaves its stream as it was: unlocked, unread, to send again', async () => {
+    const { vendor, engine } = await startScenario();
+    const upload = stitch({
+      name: uniqueKey('upload'),
+      method: 'PUT',
+      url: vendor.url('/f'),
+      throttle: { concurrency: 1, maxWait: 0 },
+    });
+    vendor.script('hold');
+    const first = upload({ body: streamOf('first') }, { engine });
+    await vendor.arrival(1);
+    const body = streamOf('kept');
+    expect((await upload({ body }, { engine }).safe()).error).toMatchObject({
+      kind: 'rate-limited',
+      requests: 0,
+    });
+    expect(body.locked).toBe(false);
+    vendor.release(1);
+    await first;
+    await upload({ body }, { engine });
+    expect(vendor.ledger.at(-1)?.body).toBe('kept');
+  });
+
   it('a stream already read or locked is refused as config', async () => {
     const { vendor, engine } = await startScenario();
     const stream = streamOf('x');
