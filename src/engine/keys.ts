@@ -1,5 +1,5 @@
 import { isRecord } from './record';
-import { placeholders, type StitchInput } from './request';
+import { isScalar, placeholders, type StitchInput } from './request';
 
 /**
  * Canonical keys for the cache and the coalescer: the stitch's name, a tenancy scope, and the
@@ -93,11 +93,6 @@ function queryText(value: unknown): unknown {
   if (Array.isArray(value) && value.length === 1 && isScalar(value[0])) return asText(value[0]);
   return asText(value);
 }
-
-const isScalar = (value: unknown): boolean =>
-  typeof value === 'string' ||
-  typeof value === 'boolean' ||
-  (typeof value === 'number' && Number.isFinite(value));
 
 /** An empty object, as {@link canonical} writes it. */
 const EMPTY = '["o"]';

@@ -82,7 +82,7 @@ function inputError(stitch: string, field: string, problem: string): StitchError
 }
 
 /** Whether `value` is a scalar that reads the same in a URL: a string, a finite number, a boolean. */
-function isScalar(value: unknown): value is string | number | boolean {
+export function isScalar(value: unknown): value is string | number | boolean {
   return (
     typeof value === 'string' ||
     typeof value === 'boolean' ||

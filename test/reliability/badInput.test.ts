@@ -7,7 +7,14 @@
  */
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createEngine, type Engine, type StitchInput, type StitchRun, stitch } from '../../src/index';
+import {
+  createEngine,
+  type Engine,
+  type StitchConfig,
+  type StitchInput,
+  type StitchRun,
+  stitch,
+} from '../../src/index';
 import { uniqueKey } from '../helpers/keys';
 import { type ChargeInput, chargeStitch } from '../helpers/payments';
 import { eventTypes, rejection, startScenario } from '../helpers/runs';
@@ -362,6 +369,10 @@ describe('a ReadableStream body', () => {
       },
     });
 
+  /** A PUT of a body to the vendor's `/f`, with `options` besides. */
+  const putter = (vendor: Vendor, options: Partial<StitchConfig> = {}) =>
+    stitch({ name: uniqueKey('upload'), method: 'PUT', url: vendor.url('/f'), ...options });
+
   it('is sent once, in full, and never retried even with a key (it cannot be replayed)', async () => {
     const { vendor, engine } = await startScenario();
     vendor.script({ status: 503, body: { down: true } });
@@ -387,7 +398,7 @@ describe('a ReadableStream body', () => {
       { status: 307, headers: { location: '/again' }, body: '' },
       { status: 303, headers: { location: '/done' }, body: '' },
     );
-    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: vendor.url('/f') });
+    const upload = putter(vendor);
     const error = await rejection(upload({ body: streamOf('once') }, { engine }));
     expect(error).toMatchObject({ kind: 'http', status: 307, requests: 1, retryable: false });
     expect(await upload({ body: streamOf('twice') }, { engine })).toEqual({ path: '/done', query: {} });
@@ -417,10 +428,7 @@ describe('a ReadableStream body', () => {
     'one %s is the caller’s fault, not the vendor’s: config, naming body, never retried nor counted by the breaker',
     async (_, make) => {
       const { vendor, engine } = await startScenario();
-      const upload = stitch({
-        name: uniqueKey('upload'),
-        method: 'PUT',
-        url: vendor.url('/f'),
+      const upload = putter(vendor, {
         retry: { attempts: 3, backoff: { base: 0 } },
         circuit: { failures: 1, cooldown: 60_000 },
       });
@@ -436,12 +444,7 @@ describe('a ReadableStream body', () => {
 
   it('a request never sent leaves its stream as it was: unlocked, unread, to send again', async () => {
     const { vendor, engine } = await startScenario();
-    const upload = stitch({
-      name: uniqueKey('upload'),
-      method: 'PUT',
-      url: vendor.url('/f'),
-      throttle: { concurrency: 1, maxWait: 0 },
-    });
+    const upload = putter(vendor, { throttle: { concurrency: 1, maxWait: 0 } });
     vendor.script('hold');
     const first = upload({ body: streamOf('first') }, { engine });
     await vendor.arrival(1);
@@ -461,12 +464,7 @@ describe('a ReadableStream body', () => {
     const { vendor, engine } = await startScenario();
     const stream = streamOf('x');
     stream.getReader();
-    const upload = stitch({
-      name: uniqueKey('upload'),
-      method: 'PUT',
-      url: vendor.url('/f'),
-      circuit: { failures: 1 },
-    });
+    const upload = putter(vendor, { circuit: { failures: 1 } });
     await expectRefused(upload({ body: stream }, { engine }), vendor, engine, 'body');
   });
 });
