@@ -59,6 +59,11 @@ export interface BuiltRequest {
    * that is not bytes): set when it did. A fault of the caller's, not the vendor's.
    */
   bodyFailure?: { readonly error: unknown } | undefined;
+  /**
+   * For a stream body: ends the send with `reason`, cancelling the caller's stream, so neither
+   * fetch nor the caller's producer goes on once the attempt is aborted.
+   */
+  stopBody?: ((reason: unknown) => void) | undefined;
 }
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
@@ -361,6 +366,7 @@ export function buildRequest(
   }
   let body: SendableBody | undefined;
   let streamed = false;
+  let stopBody: BuiltRequest['stopBody'];
   if (input.body !== undefined) {
     if (method === 'GET' || method === 'HEAD')
       throw inputError(stitch, 'body', `is not allowed on ${method}`);
@@ -369,9 +375,9 @@ export function buildRequest(
       if (stream.locked)
         throw inputError(stitch, 'body', 'is a ReadableStream that is already locked or read');
       streamed = true;
-      body = watched(stream, (error) => {
+      ({ body, stop: stopBody } = watched(stream, (error) => {
         built.bodyFailure = { error };
-      });
+      }));
     } else if (isBodyInit(input.body)) body = input.body;
     else {
       const problem = jsonProblem(input.body, 'body', new Set());
@@ -385,7 +391,7 @@ export function buildRequest(
     }
   }
   const { url, shown, origin, secrets } = target;
-  const built: BuiltRequest = { url, shown, origin, secrets, method, headers, body, streamed };
+  const built: BuiltRequest = { url, shown, origin, secrets, method, headers, body, streamed, stopBody };
   return built;
 }
 
@@ -393,11 +399,17 @@ export function buildRequest(
  * The caller's body `stream` as fetch reads it, chunk by chunk (its reader taken at the first
  * read, so a request never sent leaves it unlocked), telling `failed` why it failed when its own
  * read does, or it gives a chunk that is not bytes: a fault of the caller's, which fetch reports
- * as any network failure.
+ * as any network failure. `stop` cancels the caller's stream and fails the copy's next read:
+ * without it an aborted fetch whose vendor never read the body goes on pulling an endless stream.
  */
-function watched(stream: ReadableStream, failed: (error: unknown) => void): ReadableStream<Uint8Array> {
+function watched(
+  stream: ReadableStream,
+  failed: (error: unknown) => void,
+): { body: ReadableStream<Uint8Array>; stop: (reason: unknown) => void } {
   let reader: ReadableStreamDefaultReader | undefined;
-  return new ReadableStream<Uint8Array>(
+  let stopped: { reason: unknown } | undefined;
+  const cancel = (reason: unknown) => (reader ? reader.cancel(reason) : stream.cancel(reason));
+  const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         reader ??= stream.getReader();
@@ -408,6 +420,8 @@ function watched(stream: ReadableStream, failed: (error: unknown) => void): Read
           failed(error);
           throw error;
         }
+        // Fetch pulls again after its abort: the copy fails, and fetch stops.
+        if (stopped) throw stopped.reason;
         if (chunk.done) controller.close();
         else if (tagOf(chunk.value) === '[object Uint8Array]') controller.enqueue(chunk.value as Uint8Array);
         else {
@@ -417,9 +431,16 @@ function watched(stream: ReadableStream, failed: (error: unknown) => void): Read
           throw error;
         }
       },
-      cancel: (reason) => (reader ? reader.cancel(reason) : stream.cancel(reason)),
+      cancel,
     },
     // No read ahead: nothing is taken from the caller's stream before fetch asks for it.
     { highWaterMark: 0 },
   );
+  const stop = (reason: unknown) => {
+    // Only a stream fetch has begun to read: one never sent stays the caller's, unlocked.
+    if (stopped || !reader) return;
+    stopped = { reason };
+    cancel(reason).catch(() => {});
+  };
+  return { body, stop };
 }

@@ -5,6 +5,8 @@
  * `ReadableStream` body is supported: sent once with `duplex: 'half'`, never retried.
  * Generated hostile inputs: `badInput.property.test.ts`.
  */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
@@ -458,6 +460,57 @@ describe('a ReadableStream body', () => {
     await first;
     await upload({ body }, { engine });
     expect(vendor.ledger.at(-1)?.body).toBe('kept');
+  });
+
+  it('an upload the vendor never reads, aborted: the caller’s stream is cancelled with the reason, the socket closed', async () => {
+    // A vendor that takes the request and never reads its body nor answers.
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let hungUp!: () => void;
+    const hangUp = new Promise<void>((resolve) => {
+      hungUp = resolve;
+    });
+    let taken: IncomingMessage | undefined;
+    const server = createServer((request) => {
+      taken = request;
+      request.socket.on('close', hungUp);
+      arrived();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const { port } = server.address() as AddressInfo;
+    const controller = new AbortController();
+    // Endless until aborted; once aborted it ends after 200 more reads, so a send that goes on
+    // pulling it fails this test rather than spin forever.
+    let readsAfterAbort = 0;
+    let ended!: (how: unknown) => void;
+    const end = new Promise((resolve) => {
+      ended = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      pull(stream) {
+        if (controller.signal.aborted && ++readsAfterAbort > 200) {
+          stream.close();
+          ended('read to its end after the abort');
+        } else stream.enqueue(new Uint8Array(16_384));
+      },
+      cancel: (reason) => ended(reason),
+    });
+    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: `http://127.0.0.1:${port}/f` });
+    const run = upload({ body }, { engine: createEngine(), signal: controller.signal });
+    await arrival;
+    const reason = new Error('the user closed the dialog');
+    controller.abort(reason);
+    expect(await rejection(run)).toMatchObject({ kind: 'aborted', cause: reason });
+    expect(await end).toBe(reason);
+    // The vendor reads again (a paused socket hears no hang-up) and finds the socket closed.
+    taken?.resume();
+    await hangUp;
   });
 
   it('a stream already read or locked is refused as config', async () => {
