@@ -155,12 +155,14 @@ export function joinEntry<TData, TInput extends StitchInput, TParam>(
   const byKey = entriesOf(engine);
   let entry = byKey.get(key) as InfiniteEntry<TData, TInput, TParam> | undefined;
   if (!entry) {
-    const created = createEntry<TData, TInput, TParam>(engine, read.stitch, read.input, () => {
+    const created = createEntry<TData, TInput, TParam>(engine, read.input, () => {
       if (byKey.get(key) === created) byKey.delete(key);
     });
     byKey.set(key, created);
     entry = created;
   }
+  // The latest holder's: a stitch redefined under its name (a hot reload) replaces the old one.
+  entry.stitch = read.stitch;
   entry.policy = read.policy;
   entry.join(holder);
   return entry;
@@ -175,7 +177,6 @@ export function joinEntry<TData, TInput extends StitchInput, TParam>(
  */
 function createEntry<TData, TInput extends StitchInput, TParam>(
   engine: Engine,
-  stitch: Stitch<TData, TInput>,
   input: TInput | undefined,
   forget: () => void,
 ) {
@@ -200,7 +201,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     for (const holder of [...holders]) holder.notify();
   };
 
-  const keyAt = (param: TParam) => attempt(() => engine.keyOf(stitch, inputFor(param)));
+  const keyAt = (param: TParam) => attempt(() => engine.keyOf(entry.stitch, inputFor(param)));
 
   /**
    * Follows the cache keys of `data`'s pages: a write to one (`engine.setData`, another reader's
@@ -251,13 +252,13 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
   const send = async (param: TParam, current: PageFetch, revalidate: boolean): Promise<SafeResult<TData>> => {
     const { signal } = current.controller;
     const input = inputFor(param);
-    const run = stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>));
+    const run = entry.stitch(...([input, { engine, signal, revalidate }] as CallArgs<TInput>));
     const sent = { attempts: 0, requests: 0, ambiguous: false, url: undefined, idempotencyKey: undefined };
     current.page = { run, sent };
     void tally(run, sent);
     const result = await run.safe();
     if (result.ok || signal.aborted || !isAbortError(result.error)) return result;
-    const written = engine.getData(stitch, input as InputArg<TInput>);
+    const written = engine.getData(entry.stitch, input as InputArg<TInput>);
     return written === undefined ? result : { ok: true, data: written, error: null };
   };
 
@@ -330,27 +331,34 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       finish(current, {
         ok: false,
         data: null,
-        error: userError('useStitchInfinite', stitch.definition.name, field, cause),
+        error: userError('useStitchInfinite', entry.stitch.definition.name, field, cause),
       });
     });
   };
 
   /**
    * `holder` no longer holds the fetch in flight; the last one to let go aborts it with `reason`.
+   * A refetch cut short by a holder's leaving (an unmount, a scope's reset, its signal's abort)
+   * is still owed to the pages, for the next holder to send; one the user cancelled is not: a
+   * later mount must not undo that cancel.
    * @returns the run of the page request that abort ended, if it did.
    */
-  const release = (holder: EntryHolder, reason: unknown): StitchRun<unknown> | undefined => {
+  const release = (
+    holder: EntryHolder,
+    reason: unknown,
+    cancelled = false,
+  ): StitchRun<unknown> | undefined => {
     const current = fetch;
     if (!current?.refs.delete(holder) || current.refs.size > 0) return undefined;
     fetch = undefined;
-    // A refetch (an invalidation's) cut short is still owed to the pages.
-    if (current.direction === 'refetch') owed = true;
+    if (current.direction === 'refetch' && !cancelled) owed = true;
     current.controller.abort(reason);
     publish({ fetching: undefined });
     return current.page?.run;
   };
 
   const entry = {
+    stitch: undefined as unknown as Stitch<TData, TInput>,
     policy: undefined as unknown as PagePolicy<TData, TInput, TParam>,
     snapshot: () => snapshot,
     join(holder: EntryHolder) {
@@ -369,7 +377,10 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
       follow(undefined);
       forget();
     },
-    /** `holder` cancelled: it lets go of the fetch in flight (the last one aborts it) and stays. */
+    /**
+     * `holder` lets go of the fetch in flight (the last one aborts it) and stays: its scope reset,
+     * its signal aborted or (`cancelled`) it cancelled.
+     */
     release,
     /** What the page request in flight has sent so far (a copy), if one runs. */
     sent: (): PageSent | undefined => fetch?.page && { ...fetch.page.sent },
@@ -396,7 +407,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     /** Whether the first page shown is younger than the stitch's `cache.ttl` and not invalidated. */
     fresh() {
       const { data } = snapshot;
-      const ttl = stitch.definition.cache?.ttl ?? 0;
+      const ttl = entry.stitch.definition.cache?.ttl ?? 0;
       const key = data && ttl > 0 ? keyAt(data.pageParams[0] as TParam) : undefined;
       if (key === undefined) return false;
       const { updatedAt, stale } = engine.getSnapshot(key);
@@ -405,7 +416,7 @@ function createEntry<TData, TInput extends StitchInput, TParam>(
     /** Whether `matches` accepts the cache key of one of the pages shown. */
     hit: (matches: (key: string) => boolean) =>
       snapshot.data?.pageParams.some((param) => {
-        const key = engine.keyOf(stitch, inputFor(param));
+        const key = engine.keyOf(entry.stitch, inputFor(param));
         return key !== undefined && matches(key);
       }) ?? false,
     /** Refetches every page in order, superseding a fetch in flight (never shown). */

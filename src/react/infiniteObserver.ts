@@ -194,9 +194,10 @@ export function createInfiniteObserver<TData, TInput extends StitchInput, TParam
     const mine = { key, error: abortError(stitch, reason, entry.sent()), started };
     own = mine;
     // The page request this abort ends says what it had sent in full (one it joined, say), as
-    // useStitch's run does: shown once it has unwound, unless something came after.
+    // useStitch's run does: shown once it has unwound, unless something came after. A cancel
+    // (what names `started`) stops a refetch for good; a signal's abort leaves it owed.
     entry
-      .release(holder, reason)
+      .release(holder, reason, started !== undefined)
       ?.safe()
       .then((ended) => {
         if (own !== mine || ended.ok || ended.error.kind !== 'aborted') return;

@@ -979,6 +979,58 @@ describe('sharing a key', () => {
     expect(vendor.requests()).toBe(1);
   });
 
+  it('a stitch redefined under its name (a hot reload) with two readers: the list moves to the new one', async () => {
+    const { vendor, wrapper, answer, engine } = await setupList();
+    const name = uniqueKey('people');
+    const define = () => stitch<Page, ListInput>({ name, url: vendor.url('/people'), retry: false });
+    const a: { current: Pages | undefined } = { current: undefined };
+    const both = (list: ReturnType<typeof define>) => (
+      <>
+        <List key="a" list={list} testId="a" shown={a} />
+        <List key="b" list={list} testId="b" />
+      </>
+    );
+    const { rerender } = render(both(define()), { wrapper });
+    await answer(1, { body: page(0, 2) });
+    const reloaded = define();
+    rerender(both(reloaded));
+    // The new definition runs elsewhere first: the old one is refused from then on.
+    const other = reloaded({ query: { list: 'b' } }, { engine });
+    await answer(2, { body: page(0, null) });
+    await other;
+
+    await actAtOnce(() => a.current?.fetchNext());
+    expect(await cursorOf(vendor, 3)).toEqual({ list: 'a', cursor: '2' });
+    await answer(3, { body: page(2, null) });
+    expect(screen.getByTestId('b').textContent).toBe('success item 0,item 1,item 2,item 3');
+    expect(a.current?.error).toBeNull();
+  });
+
+  it('a refetch one reader cancelled is not sent again when another mounts on the key', async () => {
+    const { vendor, wrapper, answer } = await setupList();
+    const list = listStitch(vendor);
+    const a: { current: Pages | undefined } = { current: undefined };
+    const { rerender } = render(<List key="a" list={list} testId="a" shown={a} />, { wrapper });
+    await answer(1, { body: page(0, null) });
+    await actAtOnce(() => a.current?.refetch());
+    await vendor.arrival(2);
+    const reason = new Error('user said stop');
+    await actAtOnce(() => a.current?.cancel(reason));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+
+    rerender(
+      <>
+        <List key="a" list={list} testId="a" shown={a} />
+        <List key="b" list={list} testId="b" />
+      </>,
+    );
+    await act(flushMicrotasks);
+    expect(screen.getByTestId('b').textContent).toBe('success item 0,item 1');
+    expect(a.current).toMatchObject({ status: 'error', isFetching: false });
+    expect(a.current?.error?.cause).toBe(reason);
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('under StrictMode a mount sends one request and shows no cancel', async () => {
     const { vendor, trace, wrapper, answer } = await setupList();
     const list = listStitch(vendor);
