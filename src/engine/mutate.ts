@@ -150,13 +150,20 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     : await invoke(stitch, input, { ...call, engine }).safe();
   if (result.ok) {
     await quietly(() => onSuccess?.(result.data, given, context));
+    let targets: readonly Invalidation[] | undefined;
     await quietly(() => {
-      const targets = typeof invalidates === 'function' ? invalidates(result.data, given) : invalidates;
-      for (const target of targets ?? []) {
-        const [of, keyed] = Array.isArray(target) ? target : [target];
-        engine.invalidate(of as StitchLike<unknown, StitchInput>, keyed as StitchInput | undefined);
-      }
+      targets = typeof invalidates === 'function' ? invalidates(result.data, given) : invalidates;
     });
+    // All at once, each on its own: a target the function made that no call could send is
+    // skipped, not the rest.
+    for (const target of Array.isArray(targets) ? targets : []) {
+      const [of, keyed] = Array.isArray(target) ? target : [target];
+      try {
+        engine.invalidate(of as StitchLike<unknown, StitchInput>, keyed as StitchInput | undefined);
+      } catch {
+        // Documented: like a callback's throw, it does not change the outcome.
+      }
+    }
     await quietly(() => onSettled?.(result.data, null, given, context));
     return result.data;
   }

@@ -262,6 +262,26 @@ describe('mutate', () => {
     expect(invalidated(engine.keyOf(getTodo, three))).toBe(2);
   });
 
+  it('a target the function gives that no call could send is skipped: every other one is still invalidated', async () => {
+    // The vendor's answer has no id, so the function's pair cannot be sent.
+    const { vendor, engine } = await startScenario({ respond: () => ({ body: { title: 'tea' } }) });
+    const { getTodos, addTodo } = todoStitches(vendor);
+    const getTodo = stitch<Todo, { params: { id: number } }>({
+      name: uniqueKey('todo'),
+      url: vendor.url('/todos/{id}'),
+    });
+    engine.setData(getTodos, undefined, todos);
+    const onSettled = vi.fn();
+    const data = await mutate(addTodo, input, {
+      engine,
+      invalidates: (added) => [[getTodo, { params: { id: added.id } }], getTodos],
+      onSettled,
+    });
+    expect(data).toEqual({ title: 'tea' });
+    expect(engine.getSnapshot(engine.keyOf(getTodos, undefined) as string).invalidated).toBe(1);
+    expect(onSettled).toHaveBeenCalledWith(data, null, input, undefined);
+  });
+
   it('refuses a wrong option before anything runs: a config error naming it, nothing sent, no callback called', async () => {
     const { vendor, engine } = await startScenario({ respond: () => ({ body: { id: 3, title: 'tea' } }) });
     const { getTodos, addTodo } = todoStitches(vendor);
