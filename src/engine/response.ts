@@ -66,7 +66,9 @@ export async function readBody(response: Response, maxBytes: number, signal?: Ab
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
+        // Not awaited: the cancel of a body `onResponse` cloned settles only once the clone is
+        // read or cancelled too, which nothing promises.
+        reader.cancel().catch(() => {});
         throw new BodyProblem(`the response body exceeds maxBodyBytes (${maxBytes})`);
       }
       chunks.push(value);
@@ -108,7 +110,8 @@ export async function readErrorBody(
       if (done) return text + decoder.decode();
       text += decoder.decode(value, { stream: true });
     }
-    await reader.cancel().catch(() => {});
+    // Not awaited, as in `readBody`: a cloned body's cancel may never settle.
+    reader.cancel().catch(() => {});
     return text.slice(0, limit);
   } catch {
     return text === '' ? undefined : text.slice(0, limit);

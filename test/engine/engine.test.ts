@@ -150,6 +150,32 @@ describe('createEngine', () => {
     await expect(logged).resolves.toEqual({ id: 7 });
   });
 
+  it.each([
+    [
+      'an error page longer than the error body kept',
+      { status: 502, body: 'Bad gateway. '.repeat(300) },
+      {},
+      'http',
+    ],
+    ['a body over maxBodyBytes', { body: { items: 'x'.repeat(4_096) } }, { maxBodyBytes: 1_024 }, 'invalid'],
+  ] as const)(
+    'an onResponse that clones the body and never reads the clone: %s still settles',
+    async (_, reply, options, kind) => {
+      const { vendor, engine } = await startScenario();
+      vendor.script(reply);
+      const clones: Response[] = [];
+      const get = stitch({
+        name: uniqueKey('cloned'),
+        url: vendor.url('/users'),
+        retry: false,
+        ...options,
+        hooks: { onResponse: ({ response }) => void clones.push(response.clone()) },
+      });
+      expect(await rejection(get(undefined, { engine }))).toMatchObject({ kind });
+      expect(clones).toHaveLength(1);
+    },
+  );
+
   it('a redefinition under a known name replaces the old stitch; the old one is then refused', async () => {
     const { fetch, calls } = stubFetch();
     const engine = createEngine({ fetch });
