@@ -55,6 +55,15 @@ function refusalOf(mode: RedirectMode, hop: number, next: URL | undefined): stri
 }
 
 /**
+ * A header's value as UTF-8: `Headers` gives each byte as one character (Latin-1), and fetch, as
+ * browsers do, reads a `Location` of raw UTF-8 bytes (`/café` unescaped) as UTF-8.
+ */
+function utf8(value: string): string {
+  if (!/[\u0080-\u00ff]/.test(value)) return value;
+  return new TextDecoder().decode(Uint8Array.from(value, (char) => char.charCodeAt(0)));
+}
+
+/**
  * Sends the request and follows its redirects as `context.definition.redirect` says. Every hop
  * is a request that left the process (`state.requests`) and a `redirect` event. On a change of
  * origin every secret header is dropped; a 303 (and a 301/302 of a POST) becomes a bodiless GET,
@@ -95,8 +104,9 @@ export async function sendFollowing<TData>(
     if (mode === 'manual') return response;
     if (response.type === 'opaqueredirect')
       return followHidden(context, attempt, init, url, headers, hopSecrets);
-    const location = response.headers.get('location');
-    if (!isRedirect(response) || location === null) return response;
+    const raw = response.headers.get('location');
+    if (!isRedirect(response) || raw === null) return response;
+    const location = utf8(raw);
     const { status } = response;
     const from = redactUrl(url, parts.secret);
     const refuse = (why: string) =>

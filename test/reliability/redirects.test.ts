@@ -87,6 +87,22 @@ describe("redirect: 'follow' (the default)", () => {
     expect(ofType(await events, 'redirect')[0]).toMatchObject({ crossOrigin: false, dropped: [] });
   });
 
+  it('a Location of raw UTF-8 bytes is read as UTF-8, as fetch reads it', async () => {
+    // Node writes each character of a header as one byte: these are the bytes of '/café?q=ñ'.
+    const location = Buffer.from('/café?q=ñ').toString('latin1');
+    const { vendor, engine } = await startScenario({
+      respond: (entry) =>
+        entry.path === '/old'
+          ? { status: 301, headers: { location }, body: '' }
+          : { body: { path: entry.path } },
+    });
+    const read = stitch({ name: uniqueKey('read'), url: vendor.url('/old') });
+    const native = await fetch(vendor.url('/old'));
+    expect(await read({}, { engine })).toEqual(await native.json());
+    expect(vendor.ledger.map((entry) => entry.path)).toEqual(['/old', '/caf%C3%A9', '/old', '/caf%C3%A9']);
+    expect(vendor.ledger[3]?.query.get('q')).toBe('ñ');
+  });
+
   it('a 303 turns a POST into a bodiless GET; a 307 re-sends the method and body', async () => {
     const { vendor, engine } = await startScenario();
     vendor.script(
