@@ -200,8 +200,11 @@ function targetOf(filled: string, pairs: Array<[string, string]>, secret: Readon
   if (pairs.length > 0) {
     if (target.bare) url += `?${formQuery(pairs)}`;
     else {
+      // Added after the template's query, which is sent as written (not re-encoded).
       const parsed = new URL(url);
-      for (const [name, value] of pairs) parsed.searchParams.append(name, value);
+      const written = parsed.search.slice(1);
+      const added = formQuery(pairs);
+      parsed.search = written === '' || written.endsWith('&') ? written + added : `${written}&${added}`;
       url = parsed.href;
     }
   }

@@ -137,6 +137,13 @@ describe('buildRequest: query', () => {
     const { url } = build(`${BASE}/search?v=1`, { query: { q: 'x' } });
     expect(url).toBe(`${BASE}/search?v=1&q=x`);
   });
+
+  it("sends the template's query as written when the input adds one: a Latin-1 escape, a bare flag", () => {
+    const template = `${BASE}/legacy?q=%E9t%E9&flag,$`;
+    expect(build(template, {}).url).toBe(template);
+    expect(build(template, { query: { page: 2, q: 'é' } }).url).toBe(`${template}&page=2&q=%C3%A9`);
+    expect(build(`${BASE}/a?x=1&#top`, { query: { y: 2 } }).url).toBe(`${BASE}/a?x=1&y=2#top`);
+  });
 });
 
 describe('buildRequest: the URL as events show it', () => {
