@@ -22,6 +22,11 @@ export interface PartHost {
 
 /** A piece of engine-wide state, made once per engine by the first call that needs it. */
 export interface Part<T> {
+  /**
+   * What the engine knows it by: the ESM and CommonJS copies of the package each have their own
+   * part objects, and stitches of both on one engine must share one throttle, one budget.
+   */
+  readonly name: string;
   create(host: PartHost): T;
   /** What an inspector that starts listening hears first about this part's state, at `at`. */
   current?(state: T, at: number): Iterable<InspectEvent>;
@@ -37,14 +42,15 @@ export interface Parts {
 
 /** Makes each part on first use, over `host`. */
 export function createParts(host: PartHost): Parts {
-  const made = new Map<Part<unknown>, unknown>();
+  const made = new Map<string, { part: Part<unknown>; state: unknown }>();
   return {
     use<T>(part: Part<T>): T {
-      if (made.has(part)) return made.get(part) as T;
+      const known = made.get(part.name);
+      if (known) return known.state as T;
       const state = part.create(host);
-      made.set(part as Part<unknown>, state);
+      made.set(part.name, { part: part as Part<unknown>, state });
       return state;
     },
-    current: (at) => [...made].flatMap(([part, state]) => [...(part.current?.(state, at) ?? [])]),
+    current: (at) => [...made.values()].flatMap(({ part, state }) => [...(part.current?.(state, at) ?? [])]),
   };
 }

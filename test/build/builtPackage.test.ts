@@ -159,6 +159,38 @@ describe('the built package', () => {
     expect(esm.defaultEngine()).toBe(cjs.defaultEngine());
   });
 
+  it('stitches of its ESM and CJS copies on one engine share one throttle per key', async () => {
+    const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
+    const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
+    const held: Array<() => void> = [];
+    let sentTwo = () => {};
+    const secondSent = new Promise<void>((resolve) => {
+      sentTwo = resolve;
+    });
+    const fetch = () =>
+      new Promise<Response>((resolve) => {
+        held.push(() => resolve(Response.json('ok')));
+        if (held.length === 2) sentTwo();
+      });
+    const engine = esm.createEngine({ fetch });
+    const queued = new Promise<void>((resolve) => {
+      engine.inspect((event) => {
+        if (event.type === 'throttle' && event.queued === 1) resolve();
+      });
+    });
+    const throttle = { concurrency: 1 };
+    const a = esm.stitch({ name: 'a', url: 'https://api.test/a', throttle })(undefined, { engine });
+    const b = cjs.stitch({ name: 'b', url: 'https://api.test/b', throttle })(undefined, { engine });
+    // Both calls placed: the second sent (a throttle per copy) or queued (one for the origin).
+    await Promise.race([secondSent, queued]);
+    expect(held).toHaveLength(1);
+    held[0]?.();
+    await a;
+    await secondSent;
+    held[1]?.();
+    await b;
+  });
+
   it('its ESM and CJS copies number their runs apart: a trace sink shared by both keys runs by id', async () => {
     const esm = (await import(join(out, 'index.js'))) as typeof import('../../src/index');
     const cjs = createRequire(import.meta.url)(join(out, 'index.cjs')) as typeof import('../../src/index');
