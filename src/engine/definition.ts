@@ -67,15 +67,18 @@ export type PathParamNames<TUrl extends string> = TUrl extends `${string}{${infe
  */
 export type InputFor<TUrl extends string, TBase extends string = string> = string extends TUrl
   ? StitchInput
-  : [PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)] extends [never]
-    ? Omit<StitchInput, 'params'>
-    : Omit<StitchInput, 'params'> & {
-        params: {
-          [TName in PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)]:
-            | string
-            | number;
+  : // A template not known yet (a policy value inferred inside the config): any input.
+    [TUrl] extends [never]
+    ? StitchInput
+    : [PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)] extends [never]
+      ? Omit<StitchInput, 'params'>
+      : Omit<StitchInput, 'params'> & {
+          params: {
+            [TName in PathParamNames<TUrl> | (string extends TBase ? never : PathParamNames<TBase>)]:
+              | string
+              | number;
+          };
         };
-      };
 
 /**
  * A policy as a value the app imports (`retry: retry({ attempts: 3 })`): it brings its own code,

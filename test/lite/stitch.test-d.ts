@@ -41,6 +41,17 @@ it("keeps the URL template's params beside an idempotency value whose keyOf read
     url: 'https://api.example.com/ping',
     idempotency: idempotency({ keyOf: (input) => String(input.headers?.['x-order']) }),
   });
+  // Beside a template with params too: its params are there to read, and the stitch's input
+  // still comes from the template.
+  const charge = stitch({
+    name: 'charge-in-place',
+    method: 'POST',
+    url: 'https://api.example.com/orders/{orderId}/charge',
+    idempotency: idempotency({ keyOf: (input) => `charge-${input.params?.orderId}` }),
+  });
+  charge({ params: { orderId: 7 } });
+  // @ts-expect-error the {orderId} param is required
+  charge({ params: { id: 7 } });
 });
 
 it("types an untyped keyOf's input from the stitch's own type arguments, on either entry", () => {
