@@ -90,6 +90,8 @@ export function leasesOf(engine: Engine): Map<string, Lease> {
 }
 
 const abandoned = () => new DOMException('The suspended render was abandoned', 'AbortError');
+const invalidatedRead = () =>
+  new DOMException('Superseded: the key was invalidated while it was read', 'AbortError');
 const superseded = () =>
   new DOMException('Superseded: the suspended component moved to another input', 'AbortError');
 
@@ -158,9 +160,18 @@ export function openLease(
   };
   lease.cancelTimer = engine.clock.schedule(period, tick);
   // Data for the key from elsewhere (another reader's request after an invalidation, a write)
-  // ends the wait: the readers render it. The lease itself goes at its own end, or unrenewed.
+  // ends the wait: the readers render it. The lease itself goes at its own end, or unrenewed. An
+  // invalidation of the key before then lets go of the read (its answer predates the write): the
+  // readers render again and read anew at once, as a mounted `useStitch` refetches.
+  const invalidatedAt = engine.getSnapshot(key).invalidated;
   const unwatch = engine.subscribe(key, () => {
-    if (lease.settled || engine.getSnapshot(key).data === undefined) return;
+    if (lease.settled) return;
+    const { data, invalidated } = engine.getSnapshot(key);
+    if (invalidated > invalidatedAt && byKey.get(key) === lease) {
+      release(engine, key, lease, invalidatedRead());
+      return;
+    }
+    if (data === undefined) return;
     const wakeUp = lease.wakeUp;
     freshWake(lease);
     wakeUp();

@@ -345,6 +345,26 @@ describe('useSuspenseStitch', () => {
     expect(screen.getByText('user Ada')).toBeTruthy();
   });
 
+  it('an invalidation while suspended lets go of the read (hung up) and reads anew at once', async () => {
+    const { vendor, engine, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <Profile getUser={getUser} />
+      </Suspense>,
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    await actAtOnce(() => engine.invalidate(getUser));
+    // Its answer would predate the write: not waited for.
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true, answered: false });
+    await vendor.arrival(2);
+    expect(screen.getByText('loading')).toBeTruthy();
+    await answer(2, { body: ada });
+    expect(screen.getByText('user Ada')).toBeTruthy();
+    expect(vendor.requests()).toBe(2);
+  });
+
   it('an invalidation refetches in the background, without suspending; one request under StrictMode', async () => {
     const { vendor, engine, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
