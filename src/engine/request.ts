@@ -353,6 +353,8 @@ export function buildRequest(
   };
   const added = input.headers === undefined ? undefined : checkRecord(stitch, 'headers', input.headers);
   for (const [name, value] of added ? Object.entries(added) : []) {
+    if (value === undefined || value === null)
+      throw inputError(stitch, `headers.${name}`, `is ${value}: leave the header out, or give its text`);
     try {
       const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
       // Headers would trim a CR or LF at either end and send what is left, and Node's fetch

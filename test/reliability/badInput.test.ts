@@ -65,6 +65,7 @@ async function expectRefused(
   expect(vendor.requests()).toBe(0);
   expect(await engine.circuitState(vendor.origin)).toEqual({ state: 'closed', failures: 0 });
   expect((await run.report()).requests).toBe(0);
+  return error;
 }
 
 describe('bad input is a config error: nothing sent, nothing counted', () => {
@@ -89,6 +90,14 @@ describe('bad input is a config error: nothing sent, nothing counted', () => {
       });
       await expectRefused(keyed({}, { engine }), vendor, engine, 'idempotency.keyOf');
     }
+  });
+
+  it.each([undefined, null])('a header value %s says so, naming the header', async (value) => {
+    const { vendor, engine } = await startScenario();
+    const headers = { 'x-trace': value } as unknown as Record<string, string>;
+    const run = callSafely(() => charge(vendor)({ params: { id: 1 }, headers }, { engine }));
+    const error = await expectRefused(run, vendor, engine, 'headers.x-trace');
+    expect(error.message).toContain(`is ${value}: leave the header out`);
   });
 
   it.each(['a\r\nx-injected: 1', 'a\nb', 'a\0b', 'a\x01b', 'a\x1b[0m', 'a\x7f'])(
