@@ -26,6 +26,15 @@ import {
   StitchRun,
 } from './run';
 
+/** A background refresh of stale data, and the stale reads holding it. */
+interface Refresh {
+  readonly controller: AbortController;
+  holders: number;
+  ended: boolean;
+  /** The listeners on the holders' signals, removed when the refresh ends. */
+  readonly detach: Array<() => void>;
+}
+
 /** What a call needs from its engine. */
 export interface CallDeps {
   readonly parts: EngineParts;
@@ -64,9 +73,9 @@ export function createCall(deps: CallDeps) {
   const { parts, cache, keys, coalescer, sink, inspector } = deps;
   const names = new Map<string, StitchDefinition<unknown, never>>();
   const retired = new WeakSet<StitchDefinition<unknown, never>>();
-  // Per key, the background revalidation running (a token of its own, so a superseded one that
-  // ends late never clears a newer one's).
-  const revalidating = new Map<string, object>();
+  // Per key, the background revalidation running (an object of its own, so a superseded one
+  // that ends late never clears a newer one's).
+  const revalidating = new Map<string, Refresh>();
   // Per read key: the lifetimes of its executions running (for a write to end even the
   // uncoalesced ones), how many started, and the order of the last one whose result was stored.
   const tracked = new Map<string, { started: number; stored: number; lifetimes: Lifetime[] }>();
@@ -314,8 +323,9 @@ export function createCall(deps: CallDeps) {
       if (hit !== 'none') {
         emitTo(run, { type: 'cache', hit });
         tally.source = hit === 'fresh' ? 'cache' : 'stale';
-        if (hit === 'stale') revalidate(key, definition, input);
+        const refresh = hit === 'stale' ? revalidate(key, definition, input) : undefined;
         finishRun(run, { ok: true, data: cache.snapshot<TData>(key).data as TData }, tally);
+        if (refresh) hold(refresh, run, signal);
         return run;
       }
     }
@@ -445,20 +455,45 @@ export function createCall(deps: CallDeps) {
     });
   }
 
-  /** Refreshes stale data once, however many readers see it stale meanwhile. */
+  /**
+   * Refreshes stale data once, however many readers see it stale meanwhile: the refresh of `key`
+   * running, or a new one, on a signal of its own that the reads holding it abort (see `hold`).
+   */
   function revalidate<TInput extends StitchInput>(
     key: string,
     definition: StitchDefinition<unknown, TInput>,
     input: TInput | undefined,
-  ) {
-    if (revalidating.has(key)) return;
-    const token = {};
-    revalidating.set(key, token);
-    call(definition, input, { revalidate: true })
+  ): Refresh {
+    const running = revalidating.get(key);
+    if (running) return running;
+    const refresh: Refresh = { controller: new AbortController(), holders: 0, ended: false, detach: [] };
+    revalidating.set(key, refresh);
+    call(definition, input, { revalidate: true, signal: refresh.controller.signal })
       .safe()
       .then(() => {
-        if (revalidating.get(key) === token) revalidating.delete(key);
+        refresh.ended = true;
+        if (revalidating.get(key) === refresh) revalidating.delete(key);
+        for (const detach of refresh.detach.splice(0)) detach();
       });
+    return refresh;
+  }
+
+  /**
+   * The stale read `run` holds `refresh` as a request: its `cancel`, or its `signal` aborting,
+   * lets go, and the last holder to let go aborts the refresh (its socket closed). A read nobody
+   * can cancel holds it to its end.
+   */
+  function hold(refresh: Refresh, run: StitchRun<unknown>, signal: AbortSignal | undefined) {
+    refresh.holders += 1;
+    let held = true;
+    const letGo = (reason: unknown) => {
+      if (!held || refresh.ended) return;
+      held = false;
+      refresh.holders -= 1;
+      if (refresh.holders === 0) refresh.controller.abort(reason);
+    };
+    onCancel(run, letGo);
+    if (signal) refresh.detach.push(onAbortShared(signal, () => letGo(abortReason(signal))));
   }
 
   return { call, invalidate, write, register };

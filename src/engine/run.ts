@@ -220,11 +220,13 @@ export class StitchRun<TData> extends Promise<TData> {
   /**
    * Lets go of this call, as an abort of its `signal` would: the run rejects with
    * `kind: 'aborted'` whose `cause` is `reason`; a request other callers share goes on for them,
-   * and is aborted (its socket closed) when this call was the last one holding it. Nothing once
-   * the run has settled; only the first reason counts. @default reason a DOMException `AbortError`
+   * and is aborted (its socket closed) when this call was the last one holding it. Once the run
+   * has settled, nothing, except for a run served stale data (`cache.staleWhileRevalidate`): it
+   * lets go of the background refresh it started or joined, as its signal aborting would. Only the
+   * first reason counts. @default reason a DOMException `AbortError`
    */
   cancel(reason: unknown = defaultAbortReason()): void {
-    if (this.#result || this.#cancelled) return;
+    if (this.#cancelled || (this.#result && !this.#leave)) return;
     this.#cancelled = { reason };
     this.#leave?.(reason);
   }

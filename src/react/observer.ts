@@ -78,8 +78,18 @@ type Phase =
   | { type: 'waiting'; key: string; link: Follower; cancelled: boolean }
   /** `link`: the hook's own signal for the run, when it was given a signal (or waited out a debounce). */
   | { type: 'fetching'; key: string; run: StitchRun<unknown>; link: Follower | undefined; cancelled: boolean }
-  /** `dataAt`: when the key's data was stored, as of the settling (its error is for that data). */
-  | { type: 'settled'; key: string; error: StitchError | null; dataAt: number | undefined };
+  /**
+   * `dataAt`: when the key's data was stored, as of the settling (its error is for that data).
+   * `run`: the run that settled it, which holds the key's background refresh if it was served
+   * stale data (`cache.staleWhileRevalidate`), until its `cancel`.
+   */
+  | {
+      type: 'settled';
+      key: string;
+      error: StitchError | null;
+      dataAt: number | undefined;
+      run?: StitchRun<unknown> | undefined;
+    };
 
 /** Ends a wait or lets go of a run with `reason`. */
 const stop = (phase: Extract<Phase, { type: 'waiting' | 'fetching' }>, reason: unknown) => {
@@ -197,11 +207,18 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     const current = phase;
     phase = { type: 'idle' };
     if (current.type === 'waiting' || current.type === 'fetching') stop(current, reason());
+    else letGoOfRefresh(current, reason);
   };
 
-  const settle = (key: string, error: StitchError | null) => {
+  /** A read served stale lets go of the key's background refresh it holds, while it runs. */
+  const letGoOfRefresh = (current: Phase, reason: () => unknown) => {
+    if (current.type === 'settled' && current.run && engine.getSnapshot(current.key).fetching)
+      current.run.cancel(reason());
+  };
+
+  const settle = (key: string, error: StitchError | null, run?: StitchRun<unknown>) => {
     if (error?.kind !== 'aborted') resumed = false;
-    phase = { type: 'settled', key, error, dataAt: engine.getSnapshot(key).updatedAt };
+    phase = { type: 'settled', key, error, dataAt: engine.getSnapshot(key).updatedAt, run };
     remember();
     notify();
   };
@@ -233,7 +250,13 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (phase !== current) return;
       // The signal as of now: the component may have handed the run a new one since.
       const shown = result.ok || !isAbortError(result.error) || current.cancelled || target?.signal?.aborted;
-      settle(key, shown ? result.error : null);
+      // Served with a request for the key in flight: stale data, whose background refresh the
+      // run holds (or another reader's request, which its `cancel` leaves alone).
+      settle(
+        key,
+        shown ? result.error : null,
+        result.ok && engine.getSnapshot(key).fetching ? run : undefined,
+      );
     });
     notify();
   };
@@ -281,11 +304,21 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   const refetch = () => {
     if (!target || target.key === undefined) return;
     resumed = false;
-    release(superseded);
+    // A background refresh in flight is joined by the refetch before the stale read lets go of it.
+    const before = phase;
+    if (before.type !== 'settled') release(superseded);
     start(target, true);
+    letGoOfRefresh(before, superseded);
   };
 
   const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
+    if (phase.type === 'settled' && phase.run && target && engine.getSnapshot(phase.key).fetching) {
+      // The background refresh a stale read holds: let go of it, and show the cancel.
+      const { key, run } = phase;
+      run.cancel(reason);
+      settle(key, abortError(target.stitch, reason));
+      return;
+    }
     if (phase.type !== 'waiting' && phase.type !== 'fetching') return;
     phase.cancelled = true;
     stop(phase, reason);

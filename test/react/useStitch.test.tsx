@@ -645,3 +645,60 @@ describe("another reader's data after a failure of this one", () => {
     expect(failed.last).toMatchObject({ status: 'success', data: ada, error: null });
   });
 });
+
+describe('a background refresh of stale data (cache.staleWhileRevalidate)', () => {
+  /** Users cached for a second, then served stale for a minute while refreshed. */
+  const staleUsers = (vendor: Vendor) =>
+    stitch<User, { params: { id: number } }>({
+      name: uniqueKey('user'),
+      url: vendor.url('/users/{id}'),
+      retry: false,
+      cache: { ttl: 1_000, staleWhileRevalidate: 60_000 },
+    });
+
+  /** A reader of user `id`, re-keyed by `rerender({ id })`, its data stale past its ttl. */
+  async function staleReader() {
+    const harness = await setup();
+    const { vendor, clock, wrapper, answer } = harness;
+    const getUser = staleUsers(vendor);
+    const hook = renderHook(({ id }: { id: number }) => useStitch(getUser, { params: { id } }), {
+      wrapper,
+      initialProps: { id: 7 },
+    });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    await clock.advance(1_000);
+    hook.rerender({ id: 8 });
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 8, name: 'Grace' } });
+    // Back to a key whose data is stale: shown at once, refreshed in the background.
+    await actAtOnce(() => hook.rerender({ id: 7 }));
+    expect(await vendor.arrival(3)).toMatchObject({ path: '/users/7' });
+    expect(hook.result.current).toMatchObject({ status: 'success', data: ada, isFetching: true });
+    return { ...harness, ...hook };
+  }
+
+  it('is let go when the reader moves on (its socket closed), as its own request would be', async () => {
+    const { vendor, rerender } = await staleReader();
+    await actAtOnce(() => rerender({ id: 8 }));
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+  });
+
+  it('cancel(reason) lets go of it and shows the cancel, reason intact, no longer fetching', async () => {
+    const { vendor, result } = await staleReader();
+    const reason = new Error('Esc');
+    await actAtOnce(() => result.current.cancel(reason));
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+    expect(result.current).toMatchObject({ status: 'error', data: ada, isFetching: false });
+    expect(result.current.error?.cause).toBe(reason);
+  });
+
+  it('refetch() joins it rather than sending another', async () => {
+    const { vendor, result, answer } = await staleReader();
+    await actAtOnce(() => result.current.refetch());
+    expect(vendor.ledger[2]).toMatchObject({ hungUp: false });
+    await answer(3, { body: { id: 7, name: 'Ada Lovelace' } });
+    expect(result.current).toMatchObject({ status: 'success', data: { name: 'Ada Lovelace' } });
+    expect(vendor.requests()).toBe(3);
+  });
+});

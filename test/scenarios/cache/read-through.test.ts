@@ -145,6 +145,36 @@ describe('cache: { ttl, staleWhileRevalidate }', () => {
   });
 });
 
+describe('a background refresh, held by the stale reads that started or joined it', () => {
+  it('goes on while one holds it; the last to let go (signal or cancel) hangs it up; one nobody can cancel holds it', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 60_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold', 'hold');
+    await getPrice(input, { engine });
+    await clock.advance(1_000);
+
+    const route = new AbortController();
+    const byRoute = getPrice(input, { engine, signal: route.signal });
+    const byHook = getPrice(input, { engine });
+    expect(await Promise.all([byRoute, byHook])).toEqual([v1, v1]);
+    await vendor.arrival(2);
+    route.abort(new Error('route left'));
+    // The other read holds it still.
+    expect(engine.getSnapshot(key)).toMatchObject({ fetching: true });
+    byHook.cancel(new Error('re-keyed'));
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true, answered: false });
+    expect(engine.getSnapshot(key)).toMatchObject({ data: v1, fetching: false, error: undefined });
+
+    // A read that cannot be cancelled (no signal, its run let be) holds its refresh to the end.
+    await expect(getPrice(input, { engine })).resolves.toEqual(v1);
+    await vendor.arrival(3);
+    vendor.release(3, { body: v2 });
+    await snapshotWhere<Price>(engine, key, (snapshot) => snapshot.data?.cents === v2.cents);
+    expect(vendor.ledger[2]).toMatchObject({ answered: true, hungUp: false });
+  });
+});
+
 describe('a background refresh an invalidation superseded', () => {
   it('refreshes nothing, so the next stale hit starts one of its own', async () => {
     const { vendor, engine, clock } = await startScenario();
