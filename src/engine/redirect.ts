@@ -135,6 +135,7 @@ export async function sendFollowing<TData>(
     if (toGet) {
       method = 'GET';
       body = undefined;
+      request.stopBody?.(new DOMException('A redirect to a GET dropped the body', 'AbortError'));
       for (const name of [...headers.keys()]) if (name.startsWith('content-')) headers.delete(name);
     } else if (request.streamed && body !== undefined) {
       throw refuse('a stream body cannot be sent twice');

@@ -252,6 +252,9 @@ export async function dispatch<TData>(
     return [isolated ? 'neutral' : 'failure', { type: 'failure', error: network, retryAfter: undefined }];
   } finally {
     each.dispose();
+    // The exchange is over: fetch must not go on reading a stream body the vendor never took (it
+    // does after a response whose body the engine cancelled, a long error page, say).
+    request.stopBody?.(new DOMException('The request ended before its body was sent in full', 'AbortError'));
   }
 }
 

@@ -522,6 +522,53 @@ describe('a ReadableStream body', () => {
     await hangUp;
   });
 
+  it.each([
+    ['a 303 to a GET', 303],
+    ['a long error page', 413],
+  ] as const)(
+    'an upload the vendor answers without reading (%s): the caller’s stream is let go, the call settles',
+    async (_, status) => {
+      let answered = false;
+      const server = createServer((request, response) => {
+        if (request.method === 'GET') response.end(JSON.stringify({ done: true }));
+        else if (status === 303) response.writeHead(303, { location: '/done' }).end();
+        else response.writeHead(413, { 'content-type': 'text/html' }).end('Too large. '.repeat(10_000));
+        answered = true;
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      onTestFinished(() => {
+        server.closeAllConnections();
+        server.close();
+      });
+      const { port } = server.address() as AddressInfo;
+      // Endless until answered; then it ends after 200 more reads, so a send that goes on pulling
+      // it fails this test rather than spin forever.
+      let readsAfter = 0;
+      let ended!: (how: unknown) => void;
+      const end = new Promise((resolve) => {
+        ended = resolve;
+      });
+      const body = new ReadableStream<Uint8Array>({
+        pull(stream) {
+          if (answered && ++readsAfter > 200) {
+            stream.close();
+            ended('read to its end');
+          } else stream.enqueue(new Uint8Array(16_384));
+        },
+        cancel: (reason) => ended(reason),
+      });
+      const upload = stitch({
+        name: uniqueKey('upload'),
+        method: 'POST',
+        url: `http://127.0.0.1:${port}/f`,
+        retry: false,
+      });
+      const result = await upload({ body }, { engine: createEngine() }).safe();
+      expect(result.ok ? result.data : result.error.status).toEqual(status === 303 ? { done: true } : 413);
+      expect(await end).toBeInstanceOf(DOMException);
+    },
+  );
+
   it('a stream already read or locked is refused as config', async () => {
     const { vendor, engine } = await startScenario();
     const stream = streamOf('x');
