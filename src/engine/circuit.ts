@@ -514,7 +514,7 @@ const SWEEP_EVERY = 60_000;
 
 /** The breakers part: over the store's own operation where it has one, else over the engine's store. */
 const breakers: Part<Breakers> = {
-  name: 'breakers',
+  name: 'stitch-fetch/breakers@1',
   create({ shared, store, clock, notify }) {
     // A breaker per origin of a multi-tenant app is many keys: each goes when the store's does.
     const written = new Map<string, { state: CircuitState; until: number }>();

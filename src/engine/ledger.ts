@@ -248,6 +248,6 @@ function recordedOutcome(result: ExecutionResult<unknown>): { data: unknown } | 
  * else over the engine's store: made by the first call under a key its caller owns.
  */
 export const records: Part<Ledger> = {
-  name: 'idempotency-records',
+  name: 'stitch-fetch/idempotency-records@1',
   create: ({ shared, store }) => createLedger(shared ?? storeRecords(store)),
 };

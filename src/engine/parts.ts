@@ -24,7 +24,8 @@ export interface PartHost {
 export interface Part<T> {
   /**
    * What the engine knows it by: the ESM and CommonJS copies of the package each have their own
-   * part objects, and stitches of both on one engine must share one throttle, one budget.
+   * part objects, and stitches of both on one engine must share one throttle, one budget. Its
+   * `@` version changes with the shape of its state, which copies of two versions cannot share.
    */
   readonly name: string;
   create(host: PartHost): T;
@@ -42,13 +43,15 @@ export interface Parts {
 
 /** Makes each part on first use, over `host`. */
 export function createParts(host: PartHost): Parts {
-  const made = new Map<string, { part: Part<unknown>; state: unknown }>();
+  const made = new Map<unknown, { part: Part<unknown>; state: unknown }>();
   return {
     use<T>(part: Part<T>): T {
-      const known = made.get(part.name);
+      // A part of a copy that names none (an older build) is known by itself, as it was.
+      const id = part.name ?? part;
+      const known = made.get(id);
       if (known) return known.state as T;
       const state = part.create(host);
-      made.set(part.name, { part: part as Part<unknown>, state });
+      made.set(id, { part: part as Part<unknown>, state });
       return state;
     },
     current: (at) => [...made.values()].flatMap(({ part, state }) => [...(part.current?.(state, at) ?? [])]),

@@ -381,7 +381,7 @@ export function createRetryBudget(clock: Clock): RetryBudget {
 
 /** The retry budgets part: shared across processes where the store can share them. */
 const budgets: Part<RetryBudget> = {
-  name: 'retry-budgets',
+  name: 'stitch-fetch/retry-budgets@1',
   create({ clock, shared }) {
     const local = createRetryBudget(clock);
     return shared?.budget && shared.shareBudget

@@ -467,7 +467,7 @@ function sharedThrottle(shared: SharedState, clock: Clock): SharedThrottle | und
 
 /** The throttles part; each change of a key's queue goes to the engine's inspectors. */
 const throttles: Part<Throttles> = {
-  name: 'throttles',
+  name: 'stitch-fetch/throttles@1',
   create: ({ clock, shared, notify }) => ({
     local: createThrottle(clock, (key, active, queued) =>
       notify(() => ({ type: 'throttle', key, active, queued, at: clock.now() })),
