@@ -5,7 +5,7 @@
  */
 import { useContext, useEffect, useLayoutEffect } from 'react';
 import { defaultEngine, type Engine } from '../index';
-import { EngineContext } from '../react/context';
+import { EngineContext, sharedWeakMap } from '../react/context';
 import { checkModel, createDevtoolsModel, type DevtoolsModel, EMPTY } from './model';
 
 /**
@@ -25,7 +25,7 @@ export interface InspectorOptions {
   maxLanes?: number | undefined;
 }
 
-const models = new WeakMap<Engine, Record<number, SharedDevtoolsModel>>();
+const models = /* @__PURE__ */ sharedWeakMap<Engine, Record<number, SharedDevtoolsModel>>('devtoolsModels@1');
 
 function connectOnDemand(engine: Engine, maxLanes: number): SharedDevtoolsModel {
   let model: DevtoolsModel | undefined;

@@ -18,3 +18,16 @@ export const EngineContext = /* @__PURE__ */ sharedContext<Engine | undefined>('
 
 /** The signal of the nearest `StitchScope`; `undefined` outside any scope. */
 export const ScopeContext = /* @__PURE__ */ sharedContext<AbortSignal | undefined>('scopeContext', undefined);
+
+/**
+ * The `WeakMap` called `name`, one per process, as {@link sharedContext}: what the hooks keep per
+ * engine (suspended reads, infinite lists) is found by every copy of this package, so the readers
+ * of one key share it whichever copy each imported. Its `@` version changes with the shape of
+ * what it holds.
+ */
+export function sharedWeakMap<K extends WeakKey, V>(name: string): WeakMap<K, V> {
+  const holder = globalThis as { [key: symbol]: WeakMap<K, V> | undefined };
+  const key = Symbol.for(`stitch-fetch.${name}`);
+  holder[key] ??= new WeakMap();
+  return holder[key];
+}

@@ -9,6 +9,7 @@ import {
   type StitchInput,
   type StitchRun,
 } from '../index';
+import { sharedWeakMap } from './context';
 import { userError } from './observer';
 
 /** The pages of an infinite read, oldest first, and the page param each was fetched with. */
@@ -109,7 +110,9 @@ async function tally(run: StitchRun<unknown>, sent: Mutable<PageSent>): Promise<
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 // biome-ignore lint/suspicious/noExplicitAny: entries of every data, input and param type, typed again by findEntry.
-const registry = new WeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>();
+const registry = /* @__PURE__ */ sharedWeakMap<Engine, Map<string, InfiniteEntry<any, any, any>>>(
+  'infiniteEntries@1',
+);
 const refetching = () => new DOMException('Superseded: the pages are being refetched', 'AbortError');
 
 /**

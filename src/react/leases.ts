@@ -1,4 +1,5 @@
 import type { Engine, SafeResult, StitchError } from '../index';
+import { sharedWeakMap } from './context';
 import { type Follower, onAbort } from './follow';
 
 /**
@@ -43,10 +44,10 @@ interface LeaseState extends Lease {
   thrown: boolean;
 }
 
-const registry = new WeakMap<Engine, Map<string, LeaseState>>();
+const registry = /* @__PURE__ */ sharedWeakMap<Engine, Map<string, LeaseState>>('leases@1');
 
 /** Per engine and key, how to let go of the data a suspended read left in the cache for its renders. */
-const kept = new WeakMap<Engine, Map<string, () => void>>();
+const kept = /* @__PURE__ */ sharedWeakMap<Engine, Map<string, () => void>>('keptReads@1');
 
 /**
  * Keeps the data of `key` in the cache (`hold` is a subscription to it) until a component
@@ -257,7 +258,10 @@ export function renewLease(
  * The reads each signal's abort ended, with every other reader's (one route's signal may end the
  * reads of several keys): what each had sent is its error's.
  */
-const endedBy = new WeakMap<AbortSignal, Array<{ engine: Engine; key: string; lease: LeaseState }>>();
+const endedBy = /* @__PURE__ */ sharedWeakMap<
+  AbortSignal,
+  Array<{ engine: Engine; key: string; lease: LeaseState }>
+>('endedReads@1');
 
 /**
  * The error of the read of `key` that the abort of `signal` ended (with every other reader's
