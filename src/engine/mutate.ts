@@ -150,13 +150,16 @@ async function lifecycle<TData, TInput extends StitchInput, TContext>(
     : await invoke(stitch, input, { ...call, engine }).safe();
   if (result.ok) {
     await quietly(() => onSuccess?.(result.data, given, context));
-    let targets: readonly Invalidation[] | undefined;
+    let targets: readonly Invalidation[] = [];
     await quietly(() => {
-      targets = typeof invalidates === 'function' ? invalidates(result.data, given) : invalidates;
+      // Whatever iterable the function gave (a Set, say), listed.
+      targets = Array.from(
+        (typeof invalidates === 'function' ? invalidates(result.data, given) : invalidates) ?? [],
+      );
     });
     // All at once, each on its own: a target the function made that no call could send is
     // skipped, not the rest.
-    for (const target of Array.isArray(targets) ? targets : []) {
+    for (const target of targets) {
       const [of, keyed] = Array.isArray(target) ? target : [target];
       try {
         engine.invalidate(of as StitchLike<unknown, StitchInput>, keyed as StitchInput | undefined);
