@@ -6,7 +6,7 @@
  */
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { type Stitch, type StitchInput, stitch } from '../../src/index';
 import { type InfiniteResult, useStitchInfinite } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import { actAtOnce, setup } from './harness';
@@ -17,6 +17,26 @@ interface Page {
 }
 
 type Hook = typeof useStitchInfinite;
+
+const options = {
+  initialPageParam: 0,
+  getNextPageParam: (last: Page) => last.next,
+  pageInput: 'cursor',
+} as const;
+
+interface ListProps {
+  hook: Hook;
+  list: Stitch<Page, StitchInput>;
+  testId: string;
+  shown?: { current: InfiniteResult<Page, number> | undefined };
+}
+
+/** List 'a' read by `hook`, shown as `status items`; `shown` receives its last result. */
+function List({ hook, list, testId, shown }: ListProps) {
+  const pages = hook(list, { query: { list: 'a' } }, options);
+  if (shown) shown.current = pages;
+  return <p data-testid={testId}>{`${pages.status} ${pages.data?.pages.flatMap((p) => p.items) ?? ''}`}</p>;
+}
 
 /** The other copy's `useStitchInfinite`, a module instance of its own. */
 async function otherCopy(): Promise<Hook> {
@@ -35,23 +55,11 @@ describe('two copies of the hooks on one engine', () => {
       url: vendor.url('/people'),
       retry: false,
     });
-    const options = {
-      initialPageParam: 0,
-      getNextPageParam: (last: Page) => last.next,
-      pageInput: 'cursor',
-    } as const;
-    const shown: { current: InfiniteResult<Page, number> | undefined } = { current: undefined };
-    function List({ hook, testId }: { hook: Hook; testId: string }) {
-      const pages = hook(list, { query: { list: 'a' } }, options);
-      if (testId === 'a') shown.current = pages;
-      return (
-        <p data-testid={testId}>{`${pages.status} ${pages.data?.pages.flatMap((p) => p.items) ?? ''}`}</p>
-      );
-    }
+    const shown: ListProps['shown'] = { current: undefined };
     render(
       <>
-        <List hook={useStitchInfinite} testId="a" />
-        <List hook={other} testId="b" />
+        <List hook={useStitchInfinite} list={list} testId="a" shown={shown} />
+        <List hook={other} list={list} testId="b" />
       </>,
       { wrapper },
     );
