@@ -401,6 +401,7 @@ export function createCall(deps: CallDeps) {
       left = true;
       detach();
       cancel(reason, reference.shared.state, reference);
+      if (key !== undefined) abandoned(key);
     };
     const detach = signal ? onAbortShared(signal, () => leave(abortReason(signal))) : () => {};
     onCancel(run, leave);
@@ -424,6 +425,15 @@ export function createCall(deps: CallDeps) {
     // call listened to it.
     if (signal?.aborted) leave(abortReason(signal));
     return run;
+  }
+
+  /**
+   * The last reference of an execution of `key` let go: when it was the key's last one running,
+   * its readers stop showing `fetching` now, not once the abort has unwound (a render later).
+   */
+  function abandoned(key: string) {
+    const entry = tracked.get(key);
+    if (entry?.lifetimes.every((lifetime) => lifetime.ended)) cache.fetching(key, false);
   }
 
   /**

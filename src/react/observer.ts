@@ -192,8 +192,14 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       }
       remember();
       // A failure of the read this hook waits on shows once its run settles (a few microtasks
-      // later), with its error: shown now, a render would be neither fetching nor failed.
-      if (phase.type === 'fetching' && phase.key === key && !snapshot.fetching && snapshot.error) return;
+      // later), with its error: shown now, a render would be neither fetching nor failed. So does
+      // the end of a request this hook's cancel (or its signal) has just let go of.
+      const ending =
+        phase.type === 'fetching' &&
+        phase.key === key &&
+        !snapshot.fetching &&
+        (Boolean(snapshot.error) || phase.cancelled || target?.signal?.aborted === true);
+      if (ending) return;
       notify();
     };
     watched = { key, stop: engine.subscribe(key, onChange) };

@@ -305,15 +305,47 @@ describe('cancellation the caller asked for', () => {
     await expect(vendor.hangUp(1)).rejects.toThrow('was answered, not hung up');
   });
 
-  it('a cancel by the only reader closes the socket', async () => {
+  it('a cancel by the only reader closes the socket, and it shows no longer fetching at once', async () => {
     const { vendor, wrapper } = await setup();
     const getUser = userStitch(vendor);
-    const { result } = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    const shown: string[] = [];
+    const { result } = renderHook(
+      () => {
+        const q = useStitch(getUser, { params: { id: 7 } });
+        shown.push(`${q.status} fetching: ${q.isFetching}`);
+        return q;
+      },
+      { wrapper },
+    );
     await vendor.arrival(1);
+    shown.length = 0;
     const reason = new Error('stop');
     await actAtOnce(() => result.current.cancel(reason));
     expect(result.current.error?.cause).toBe(reason);
     expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(shown).toEqual(['error fetching: false']);
+  });
+});
+
+describe('the hook’s own signal aborting, on the only reader', () => {
+  it('closes the socket and renders the abort once, no longer fetching', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const route = new AbortController();
+    const shown: string[] = [];
+    renderHook(
+      () => {
+        const q = useStitch(getUser, { params: { id: 7 } }, { signal: route.signal });
+        shown.push(`${q.status} fetching: ${q.isFetching}`);
+        return q;
+      },
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    shown.length = 0;
+    await actAtOnce(() => route.abort(new Error('route left')));
+    expect(await vendor.hangUp(1)).toMatchObject({ hungUp: true });
+    expect(shown).toEqual(['error fetching: false']);
   });
 });
 
