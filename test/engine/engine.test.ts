@@ -10,8 +10,8 @@ import {
 } from '../../src/index';
 import { createManualClock } from '../helpers/clock';
 import { uniqueKey } from '../helpers/keys';
-import { flush } from '../helpers/schedulerFakes';
 import { eventTypes, rejection, snapshotWhere, startScenario } from '../helpers/runs';
+import { flush } from '../helpers/schedulerFakes';
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
