@@ -209,11 +209,16 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
    * Lets go of the current wait or request, if any, without ever showing its abort; the reason is
    * built only then (a DOMException is dear).
    */
-  const release = (reason: () => unknown) => {
+  const release = (reason: () => unknown, later = false) => {
     const current = phase;
     phase = { type: 'idle' };
-    if (current.type === 'waiting' || current.type === 'fetching') stop(current, reason());
-    else letGoOfRefresh(current, reason);
+    if (current.type === 'idle') return;
+    const letGo = () => {
+      if (current.type === 'waiting' || current.type === 'fetching') stop(current, reason());
+      else letGoOfRefresh(current, reason);
+    };
+    if (later) queueMicrotask(letGo);
+    else letGo();
   };
 
   /** A read served stale lets go of the key's background refresh it holds, while it runs. */
@@ -381,7 +386,9 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
           resumed = true;
         }
       }
-      release(superseded);
+      // Let go a microtask later, as an unmount does: a component that starts reading the old key
+      // in the same commit (a card showing the query a search box just left) joins its request.
+      release(superseded, true);
       start(goal, false);
     },
 

@@ -79,6 +79,29 @@ describe('one reference per mounted hook', () => {
   });
 });
 
+describe('a key handed over in one commit', () => {
+  it('one reader re-keys off it as another mounts on it: its request goes on, sent once', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = userStitch(vendor);
+    const page = (box: number, card?: number) => (
+      <>
+        <Reader getUser={getUser} id={box} testId="box" />
+        {card !== undefined && <Reader getUser={getUser} id={card} testId="card" />}
+      </>
+    );
+    const { rerender } = render(page(7), { wrapper });
+    await vendor.arrival(1);
+    // The box moves on to user 8 and a card takes user 7, after the box in the tree.
+    rerender(page(8, 7));
+    expect((await vendor.arrival(2)).path).toBe('/users/8');
+    await act(flushMicrotasks);
+    expect(vendor.ledger[0]).toMatchObject({ hungUp: false });
+    await answer(1, { body: ada });
+    expect(screen.getByTestId('card').textContent).toBe('success Ada');
+    expect(vendor.requests()).toBe(2);
+  });
+});
+
 describe('typing into a search box', () => {
   interface Hits {
     q: string;
