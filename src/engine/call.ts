@@ -475,7 +475,8 @@ export function createCall(deps: CallDeps) {
     input: TInput | undefined,
   ): Refresh {
     const running = revalidating.get(key);
-    if (running) return running;
+    // One its last holder let go of is still unwinding: a new one refreshes.
+    if (running && !running.controller.signal.aborted) return running;
     const refresh: Refresh = { controller: new AbortController(), holders: 0, ended: false, detach: [] };
     revalidating.set(key, refresh);
     call(definition, input, { revalidate: true, signal: refresh.controller.signal })

@@ -224,11 +224,14 @@ export class StitchRun<TData> extends Promise<TData> {
    * has settled, nothing, except for a run served stale data (`cache.staleWhileRevalidate`): it
    * lets go of the background refresh it started or joined, as its signal aborting would. Only the
    * first reason counts. @default reason a DOMException `AbortError`
+   * @returns whether this call let go of anything: `false` once it settled holding nothing (or
+   * was cancelled already).
    */
-  cancel(reason: unknown = defaultAbortReason()): void {
-    if (this.#cancelled || (this.#result && !this.#leave)) return;
+  cancel(reason: unknown = defaultAbortReason()): boolean {
+    if (this.#cancelled || (this.#result && !this.#leave)) return false;
     this.#cancelled = { reason };
     this.#leave?.(reason);
+    return true;
   }
 
   /** Records an event; the first (the call's `start`) is stamped with the time the run began. */

@@ -221,7 +221,10 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
     else letGo();
   };
 
-  /** A read served stale lets go of the key's background refresh it holds, while it runs. */
+  /**
+   * A read served stale lets go of the key's background refresh it holds, while one runs (the
+   * reason is built only then: a DOMException is dear).
+   */
   const letGoOfRefresh = (current: Phase, reason: () => unknown) => {
     if (current.type === 'settled' && current.run && engine.getSnapshot(current.key).fetching)
       current.run.cancel(reason());
@@ -261,13 +264,8 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (phase !== current) return;
       // The signal as of now: the component may have handed the run a new one since.
       const shown = result.ok || !isAbortError(result.error) || current.cancelled || target?.signal?.aborted;
-      // Served with a request for the key in flight: stale data, whose background refresh the
-      // run holds (or another reader's request, which its `cancel` leaves alone).
-      settle(
-        key,
-        shown ? result.error : null,
-        result.ok && engine.getSnapshot(key).fetching ? run : undefined,
-      );
+      // Kept: served stale, it holds the key's background refresh until its `cancel`.
+      settle(key, shown ? result.error : null, run);
     });
     notify();
   };
@@ -323,11 +321,10 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
   };
 
   const cancel = (reason: unknown = new DOMException('Cancelled', 'AbortError')) => {
-    if (phase.type === 'settled' && phase.run && target && engine.getSnapshot(phase.key).fetching) {
-      // The background refresh a stale read holds: let go of it, and show the cancel.
+    if (phase.type === 'settled' && phase.run && target) {
+      // The background refresh a read served stale holds: let go of it, and show the cancel.
       const { key, run } = phase;
-      run.cancel(reason);
-      settle(key, abortError(target.stitch, reason));
+      if (run.cancel(reason)) settle(key, abortError(target.stitch, reason));
       return;
     }
     if (phase.type !== 'waiting' && phase.type !== 'fetching') return;

@@ -6,7 +6,7 @@
  */
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { type StitchInput, stitch } from '../../src/index';
+import { type StandardSchemaV1, type StitchInput, stitch } from '../../src/index';
 import { type QueryResult, skipToken, useStitch } from '../../src/react/index';
 import { uniqueKey } from '../helpers/keys';
 import type { Vendor } from '../helpers/vendor';
@@ -326,6 +326,25 @@ describe('cancellation the caller asked for', () => {
     expect(shown.b.last).toMatchObject({ status: 'success', data: ada });
     expect(shown.a.last.error?.cause).toBe(reason);
     await expect(vendor.hangUp(1)).rejects.toThrow('was answered, not hung up');
+  });
+
+  it('a cancel once its own request has settled shows nothing, while another reader’s request of the key goes on', async () => {
+    const { vendor, wrapper, answer } = await setup();
+    const getUser = stitch<User, { params: { id: number } }>({
+      name: uniqueKey('user'),
+      url: vendor.url('/users/{id}'),
+      retry: false,
+      coalesce: false,
+    });
+    const a = renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    await vendor.arrival(1);
+    renderHook(() => useStitch(getUser, { params: { id: 7 } }), { wrapper });
+    await vendor.arrival(2);
+    await answer(1, { body: ada });
+    expect(a.result.current).toMatchObject({ status: 'success', isFetching: true });
+    await actAtOnce(() => a.result.current.cancel(new Error('stop')));
+    expect(a.result.current).toMatchObject({ status: 'success', error: null });
+    expect(vendor.ledger[1]).toMatchObject({ hungUp: false });
   });
 
   it('a cancel by the only reader closes the socket, and it shows no longer fetching at once', async () => {
@@ -746,6 +765,35 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
     expect(result.current).toMatchObject({ status: 'error', data: ada, isFetching: false });
     expect(result.current.error?.cause).toBe(reason);
+  });
+
+  it('through an async input validator, is let go as well when the reader moves on', async () => {
+    const { vendor, wrapper, answer, clock } = await setup();
+    type Input = { params: { id: number } };
+    const schema: StandardSchemaV1<Input, Input> = {
+      '~standard': { version: 1, vendor: 'test', validate: async (value) => ({ value: value as Input }) },
+    };
+    const getUser = stitch<User, { params: { id: number } }>({
+      name: uniqueKey('user'),
+      url: vendor.url('/users/{id}'),
+      retry: false,
+      cache: { ttl: 1_000, staleWhileRevalidate: 60_000 },
+      input: schema,
+    });
+    const hook = renderHook(({ id }: { id: number }) => useStitch(getUser, { params: { id } }), {
+      wrapper,
+      initialProps: { id: 7 },
+    });
+    await vendor.arrival(1);
+    await answer(1, { body: ada });
+    await clock.advance(1_000);
+    await actAtOnce(() => hook.rerender({ id: 8 }));
+    await vendor.arrival(2);
+    await answer(2, { body: { id: 8, name: 'Grace' } });
+    await actAtOnce(() => hook.rerender({ id: 7 }));
+    expect(await vendor.arrival(3)).toMatchObject({ path: '/users/7' });
+    await actAtOnce(() => hook.rerender({ id: 8 }));
+    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
   });
 
   it('refetch() joins it rather than sending another', async () => {

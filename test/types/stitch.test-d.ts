@@ -268,4 +268,8 @@ describe('StitchEvent, guards and reports', () => {
     expectTypeOf<RunReport['cancelled']>().toEqualTypeOf<boolean>();
     expectTypeOf<RunReport['outcome']>().toEqualTypeOf<'success' | 'error' | 'cancelled'>();
   });
+
+  it('says whether a cancel let go of anything', () => {
+    expectTypeOf<StitchRun<unknown>['cancel']>().returns.toEqualTypeOf<boolean>();
+  });
 });

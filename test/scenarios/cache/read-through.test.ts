@@ -175,6 +175,26 @@ describe('a background refresh, held by the stale reads that started or joined i
   });
 });
 
+describe('a background refresh its last holder let go of', () => {
+  it('is not handed to a stale read that comes as it unwinds: that read starts one of its own', async () => {
+    const { vendor, engine, clock } = await startScenario();
+    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 60_000 });
+    const key = engine.keyOf(getPrice, input) as string;
+    vendor.script({ body: v1 }, 'hold', 'hold');
+    await getPrice(input, { engine });
+    await clock.advance(1_000);
+    // Abort the previous call, start the next, in one go (a search box's keystroke).
+    const previous = new AbortController();
+    await expect(getPrice(input, { engine, signal: previous.signal })).resolves.toEqual(v1);
+    await vendor.arrival(2);
+    previous.abort(new Error('next keystroke'));
+    await expect(getPrice(input, { engine, signal: new AbortController().signal })).resolves.toEqual(v1);
+    expect(await vendor.hangUp(2)).toMatchObject({ hungUp: true });
+    expect((await vendor.arrival(3)).path).toBe('/prices/tea');
+    expect(engine.getSnapshot(key)).toMatchObject({ fetching: true });
+  });
+});
+
 describe('a background refresh an invalidation superseded', () => {
   it('refreshes nothing, so the next stale hit starts one of its own', async () => {
     const { vendor, engine, clock } = await startScenario();
