@@ -33,7 +33,9 @@ export function createSelector<TData, TSelected>() {
         last = { data, select, error: userError('useStitch', stitch, 'select', cause) };
       }
     }
-    if (last.error) return { ...result, status: 'error', data: undefined, error: last.error };
+    // No data to show: none of it is a placeholder either.
+    if (last.error)
+      return { ...result, status: 'error', data: undefined, error: last.error, isPlaceholder: false };
     // The status, error and flags are the result's own, so the union's pairing holds.
     return { ...result, data: last.selected } as QueryResult<TSelected>;
   };

@@ -96,6 +96,26 @@ describe('a select that throws', () => {
     await actAtOnce(() => engine.setData(getUser, input, ada));
     expect(result.current).toMatchObject({ status: 'success', data: 'Ada', error: null });
   });
+
+  it('on a placeholder: the error shows with no data, and so nothing said to be a placeholder', async () => {
+    const { vendor, wrapper } = await setup();
+    const getUser = userStitch(vendor);
+    const nameOf = (user: User) => {
+      if (user.name === '') throw new Error('no name');
+      return user.name;
+    };
+    const { result } = renderHook(
+      () => useStitch(getUser, input, { select: nameOf, placeholderData: { ...ada, name: '' } }),
+      { wrapper },
+    );
+    await vendor.arrival(1);
+    expect(result.current).toMatchObject({
+      status: 'error',
+      data: undefined,
+      isPlaceholder: false,
+      error: { kind: 'config', field: 'select' },
+    });
+  });
 });
 
 describe('initialData', () => {
