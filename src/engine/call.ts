@@ -31,7 +31,7 @@ interface Refresh {
   readonly controller: AbortController;
   holders: number;
   ended: boolean;
-  /** The listeners on the holders' signals, removed when the refresh ends. */
+  /** The holders' listeners on their signals and their cancels, removed when the refresh ends. */
   readonly detach: Array<() => void>;
 }
 
@@ -504,6 +504,8 @@ export function createCall(deps: CallDeps) {
       if (refresh.holders === 0) refresh.controller.abort(reason);
     };
     onCancel(run, letGo);
+    // Once it ended, the run holds nothing: its `cancel` says so.
+    refresh.detach.push(() => onCancel(run, undefined));
     if (signal) refresh.detach.push(onAbortShared(signal, () => letGo(abortReason(signal))));
   }
 

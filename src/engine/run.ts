@@ -83,7 +83,7 @@ export function summarize(error: StitchError): ErrorSummary {
 interface RunInternals {
   emit(run: StitchRun<unknown>, payload: EventPayload, trace: boolean, at: number | undefined): void;
   finish(run: StitchRun<unknown>, result: RunResult<unknown>, tally: RunTally): void;
-  onCancel(run: StitchRun<unknown>, leave: (reason: unknown) => void): void;
+  onCancel(run: StitchRun<unknown>, leave: ((reason: unknown) => void) | undefined): void;
   cancelled(run: StitchRun<unknown>): { readonly reason: unknown } | undefined;
   started(run: StitchRun<unknown>): boolean;
 }
@@ -98,8 +98,11 @@ let internals: RunInternals | undefined;
 export const emitTo = (run: StitchRun<unknown>, payload: EventPayload, trace = true, at?: number): void =>
   internals?.emit(run, payload, trace, at);
 
-/** What `run.cancel(reason)` does from now on: the call's wait, or its reference, lets go. */
-export const onCancel = (run: StitchRun<unknown>, leave: (reason: unknown) => void): void =>
+/**
+ * What `run.cancel(reason)` does from now on: the call's wait, or its reference, lets go;
+ * `undefined`: nothing is held any more.
+ */
+export const onCancel = (run: StitchRun<unknown>, leave: ((reason: unknown) => void) | undefined): void =>
   internals?.onCancel(run, leave);
 
 const RUNS = Symbol.for('stitch-fetch.runs');

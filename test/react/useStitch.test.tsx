@@ -749,7 +749,7 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     await actAtOnce(() => hook.rerender({ id: 7 }));
     expect(await vendor.arrival(3)).toMatchObject({ path: '/users/7' });
     expect(hook.result.current).toMatchObject({ status: 'success', data: ada, isFetching: true });
-    return { ...harness, ...hook };
+    return { ...harness, ...hook, getUser };
   }
 
   it('is let go when the reader moves on (its socket closed), as its own request would be', async () => {
@@ -794,6 +794,18 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     expect(await vendor.arrival(3)).toMatchObject({ path: '/users/7' });
     await actAtOnce(() => hook.rerender({ id: 8 }));
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+  });
+
+  it('once it ended, cancel() holds nothing and shows nothing, while another request of the key goes on', async () => {
+    const { vendor, engine, result, answer, getUser } = await staleReader();
+    await answer(3, { body: ada });
+    const elsewhere = getUser({ params: { id: 7 } }, { engine, revalidate: true });
+    await vendor.arrival(4);
+    await actAtOnce(() => result.current.cancel(new Error('stop')));
+    expect(result.current).toMatchObject({ status: 'success', error: null });
+    await answer(4, { body: ada });
+    await elsewhere;
+    expect(vendor.ledger[3]).toMatchObject({ hungUp: false });
   });
 
   it('refetch() joins it rather than sending another', async () => {
