@@ -87,9 +87,6 @@ export async function sendFollowing<TData>(
   let url = request.url;
   let method = request.method;
   let body = request.body;
-  // An aborted fetch stops its own socket, not its reading of a stream body: stop that too.
-  const { stopBody } = request;
-  if (stopBody) signal.addEventListener('abort', () => stopBody(signal.reason), { once: true });
   // Where a redirect's target is hidden (a browser), a request with nothing to strip from a hop
   // is left to fetch to follow: asking to see the 3xx first would send it twice.
   if (mode === 'follow' && HIDES_REDIRECTS && !request.streamed && !carriesSecret(sent, parts.secret)) {

@@ -61,7 +61,7 @@ export interface BuiltRequest {
   bodyFailure?: { readonly error: unknown } | undefined;
   /**
    * For a stream body: ends the send with `reason`, cancelling the caller's stream, so neither
-   * fetch nor the caller's producer goes on once the attempt is aborted.
+   * fetch nor the caller's producer goes on once the attempt has ended (or a hop dropped the body).
    */
   stopBody?: ((reason: unknown) => void) | undefined;
 }

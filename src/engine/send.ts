@@ -253,8 +253,12 @@ export async function dispatch<TData>(
   } finally {
     each.dispose();
     // The exchange is over: fetch must not go on reading a stream body the vendor never took (it
-    // does after a response whose body the engine cancelled, a long error page, say).
-    request.stopBody?.(new DOMException('The request ended before its body was sent in full', 'AbortError'));
+    // does after its abort, or a response whose body the engine cancelled: a long error page).
+    request.stopBody?.(
+      each.signal.aborted
+        ? each.signal.reason
+        : new DOMException('The request ended before its body was sent in full', 'AbortError'),
+    );
   }
 }
 

@@ -7,9 +7,14 @@ import type { Engine } from '../index';
  * of one copy reaches the hooks of another, as the default engine does.
  */
 export function sharedContext<T>(name: string, initial: T): Context<T> {
-  const holder = globalThis as { [key: symbol]: Context<T> | undefined };
+  return perProcess(name, () => createContext(initial));
+}
+
+/** The value called `name` that every copy of this package in the process shares, made once. */
+function perProcess<T>(name: string, make: () => T): T {
+  const holder = globalThis as { [key: symbol]: T | undefined };
   const key = Symbol.for(`stitch-fetch.${name}`);
-  holder[key] ??= createContext(initial);
+  holder[key] ??= make();
   return holder[key];
 }
 
@@ -26,8 +31,5 @@ export const ScopeContext = /* @__PURE__ */ sharedContext<AbortSignal | undefine
  * what it holds.
  */
 export function sharedWeakMap<K extends WeakKey, V>(name: string): WeakMap<K, V> {
-  const holder = globalThis as { [key: symbol]: WeakMap<K, V> | undefined };
-  const key = Symbol.for(`stitch-fetch.${name}`);
-  holder[key] ??= new WeakMap();
-  return holder[key];
+  return perProcess(name, () => new WeakMap<K, V>());
 }

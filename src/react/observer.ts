@@ -264,7 +264,7 @@ export function createObserver<TData, TInput extends StitchInput>(engine: Engine
       if (phase !== current) return;
       // The signal as of now: the component may have handed the run a new one since.
       const shown = result.ok || !isAbortError(result.error) || current.cancelled || target?.signal?.aborted;
-      // Kept: served stale, it holds the key's background refresh until its `cancel`.
+      // Kept: a run served stale holds the key's background refresh until its `cancel`.
       settle(key, shown ? result.error : null, run);
     });
     notify();

@@ -721,20 +721,31 @@ describe("another reader's data after a failure of this one", () => {
 });
 
 describe('a background refresh of stale data (cache.staleWhileRevalidate)', () => {
+  type UserInput = { params: { id: number } };
+
+  /** An input validator that lets every input through, a tick later. */
+  const passThrough: StandardSchemaV1<UserInput, UserInput> = {
+    '~standard': { version: 1, vendor: 'test', validate: async (value) => ({ value: value as UserInput }) },
+  };
+
   /** Users cached for a second, then served stale for a minute while refreshed. */
-  const staleUsers = (vendor: Vendor) =>
-    stitch<User, { params: { id: number } }>({
+  const staleUsers = (vendor: Vendor, input?: typeof passThrough) =>
+    stitch<User, UserInput>({
       name: uniqueKey('user'),
       url: vendor.url('/users/{id}'),
       retry: false,
       cache: { ttl: 1_000, staleWhileRevalidate: 60_000 },
+      ...(input && { input }),
     });
 
-  /** A reader of user `id`, re-keyed by `rerender({ id })`, its data stale past its ttl. */
-  async function staleReader() {
+  /**
+   * A reader of user `id`, re-keyed by `rerender({ id })`, its data stale past its ttl; its
+   * stitch validates its input with `input`, if given.
+   */
+  async function staleReader(input?: typeof passThrough) {
     const harness = await setup();
     const { vendor, clock, wrapper, answer } = harness;
-    const getUser = staleUsers(vendor);
+    const getUser = staleUsers(vendor, input);
     const hook = renderHook(({ id }: { id: number }) => useStitch(getUser, { params: { id } }), {
       wrapper,
       initialProps: { id: 7 },
@@ -742,7 +753,7 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     await vendor.arrival(1);
     await answer(1, { body: ada });
     await clock.advance(1_000);
-    hook.rerender({ id: 8 });
+    await actAtOnce(() => hook.rerender({ id: 8 }));
     await vendor.arrival(2);
     await answer(2, { body: { id: 8, name: 'Grace' } });
     // Back to a key whose data is stale: shown at once, refreshed in the background.
@@ -752,11 +763,17 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     return { ...harness, ...hook, getUser };
   }
 
-  it('is let go when the reader moves on (its socket closed), as its own request would be', async () => {
-    const { vendor, rerender } = await staleReader();
-    await actAtOnce(() => rerender({ id: 8 }));
-    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
-  });
+  it.each([
+    ['', undefined],
+    [', through an async input validator', passThrough],
+  ])(
+    'is let go when the reader moves on (its socket closed), as its own request would be%s',
+    async (_, input) => {
+      const { vendor, rerender } = await staleReader(input);
+      await actAtOnce(() => rerender({ id: 8 }));
+      expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
+    },
+  );
 
   it('cancel(reason) lets go of it and shows the cancel, reason intact, no longer fetching', async () => {
     const { vendor, result } = await staleReader();
@@ -765,35 +782,6 @@ describe('a background refresh of stale data (cache.staleWhileRevalidate)', () =
     expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
     expect(result.current).toMatchObject({ status: 'error', data: ada, isFetching: false });
     expect(result.current.error?.cause).toBe(reason);
-  });
-
-  it('through an async input validator, is let go as well when the reader moves on', async () => {
-    const { vendor, wrapper, answer, clock } = await setup();
-    type Input = { params: { id: number } };
-    const schema: StandardSchemaV1<Input, Input> = {
-      '~standard': { version: 1, vendor: 'test', validate: async (value) => ({ value: value as Input }) },
-    };
-    const getUser = stitch<User, { params: { id: number } }>({
-      name: uniqueKey('user'),
-      url: vendor.url('/users/{id}'),
-      retry: false,
-      cache: { ttl: 1_000, staleWhileRevalidate: 60_000 },
-      input: schema,
-    });
-    const hook = renderHook(({ id }: { id: number }) => useStitch(getUser, { params: { id } }), {
-      wrapper,
-      initialProps: { id: 7 },
-    });
-    await vendor.arrival(1);
-    await answer(1, { body: ada });
-    await clock.advance(1_000);
-    await actAtOnce(() => hook.rerender({ id: 8 }));
-    await vendor.arrival(2);
-    await answer(2, { body: { id: 8, name: 'Grace' } });
-    await actAtOnce(() => hook.rerender({ id: 7 }));
-    expect(await vendor.arrival(3)).toMatchObject({ path: '/users/7' });
-    await actAtOnce(() => hook.rerender({ id: 8 }));
-    expect(await vendor.hangUp(3)).toMatchObject({ hungUp: true, answered: false });
   });
 
   it('once it ended, cancel() holds nothing and shows nothing, while another request of the key goes on', async () => {

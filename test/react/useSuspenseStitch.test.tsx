@@ -30,6 +30,15 @@ function Profile({ getUser, signal }: { getUser: UserStitch; signal?: AbortSigna
 }
 
 /** The profile of user `id`, on `signal`. */
+/** {@link Profile} under a Suspense boundary of its own, showing `loading` while it suspends. */
+function SuspendedProfile({ getUser }: { getUser: UserStitch }) {
+  return (
+    <Suspense fallback={<p>loading</p>}>
+      <Profile getUser={getUser} />
+    </Suspense>
+  );
+}
+
 function ProfileOf({ getUser, id, signal }: { getUser: UserStitch; id: number; signal: AbortSignal }) {
   const { data } = useSuspenseStitch(getUser, { params: { id } }, { signal });
   return <p>{`user ${data.name}`}</p>;
@@ -71,11 +80,7 @@ function TimedProfile({ getUser }: { getUser: UserStitch }) {
  * the boundary is the route's own (inside the scope, keyed by the path too, as a router's is).
  */
 function Routed({ getUser, path, page }: { getUser: UserStitch; path: string; page?: boolean }) {
-  const profile = (
-    <Suspense fallback={<p>loading</p>}>
-      <Profile getUser={getUser} />
-    </Suspense>
-  );
+  const profile = <SuspendedProfile getUser={getUser} />;
   return page ? (
     <StitchScope resetKey={path}>
       <Boundary key={path}>{profile}</Boundary>
@@ -91,12 +96,7 @@ describe('useSuspenseStitch', () => {
   it('suspends, then shows the data', async () => {
     const { vendor, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    render(
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>,
-      { wrapper },
-    );
+    render(<SuspendedProfile getUser={getUser} />, { wrapper });
     expect(screen.getByText('loading')).toBeTruthy();
     await vendor.arrival(1);
 
@@ -151,9 +151,7 @@ describe('useSuspenseStitch', () => {
       <Wrapper>
         {/* Its error page renders for longer than React's 5 ms time slice: React yields after it. */}
         <Boundary slow={20}>
-          <Suspense fallback={<p>loading</p>}>
-            <Profile getUser={getUser} />
-          </Suspense>
+          <SuspendedProfile getUser={getUser} />
         </Boundary>
       </Wrapper>,
     );
@@ -348,12 +346,7 @@ describe('useSuspenseStitch', () => {
   it('an invalidation while suspended lets go of the read (hung up) and reads anew at once', async () => {
     const { vendor, engine, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    render(
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>,
-      { wrapper },
-    );
+    render(<SuspendedProfile getUser={getUser} />, { wrapper });
     await vendor.arrival(1);
     await actAtOnce(() => engine.invalidate(getUser));
     // Its answer would predate the write: not waited for.
@@ -368,11 +361,7 @@ describe('useSuspenseStitch', () => {
   it('an invalidation refetches in the background, without suspending; one request under StrictMode', async () => {
     const { vendor, engine, wrapper, answer } = await setup();
     const getUser = userStitch(vendor);
-    const ui = (
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>
-    );
+    const ui = <SuspendedProfile getUser={getUser} />;
     const { unmount } = renderStrict(ui, wrapper);
     await vendor.arrival(1);
     await answer(1, { body: ada });
@@ -403,12 +392,7 @@ describe('useSuspenseStitch', () => {
     await first;
     engine.invalidate(getUser);
 
-    render(
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>,
-      { wrapper },
-    );
+    render(<SuspendedProfile getUser={getUser} />, { wrapper });
     expect(screen.getByText('user Ada')).toBeTruthy();
     await vendor.arrival(2);
     await answer(2, { body: { id: 7, name: 'Ada Lovelace' } });
@@ -422,12 +406,7 @@ describe('useSuspenseStitch', () => {
   ])('mounting on %s shows the data and refreshes it in the background, once', async (_, cache, age) => {
     const { vendor, engine, clock, wrapper, answer } = await setup();
     const getUser = userStitch(vendor, cache);
-    const first = renderStrict(
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>,
-      wrapper,
-    );
+    const first = renderStrict(<SuspendedProfile getUser={getUser} />, wrapper);
     await vendor.arrival(1);
     await answer(1, { body: ada });
     // Its own suspended read brought the data: shown, nothing sent again.
@@ -435,12 +414,7 @@ describe('useSuspenseStitch', () => {
     first.unmount();
     await clock.advance(age);
 
-    renderStrict(
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>,
-      wrapper,
-    );
+    renderStrict(<SuspendedProfile getUser={getUser} />, wrapper);
     expect(screen.getByText('user Ada')).toBeTruthy();
     await vendor.arrival(2);
     await answer(2, { body: { id: 7, name: 'Ada Lovelace' } });
@@ -452,11 +426,7 @@ describe('useSuspenseStitch', () => {
   it('mounting on data younger than its cache ttl shows it and sends nothing', async () => {
     const { vendor, clock, wrapper, answer } = await setup();
     const getUser = userStitch(vendor, { ttl: 60_000 });
-    const ui = (
-      <Suspense fallback={<p>loading</p>}>
-        <Profile getUser={getUser} />
-      </Suspense>
-    );
+    const ui = <SuspendedProfile getUser={getUser} />;
     const first = render(ui, { wrapper });
     await vendor.arrival(1);
     await answer(1, { body: ada });

@@ -5,7 +5,7 @@
  * `ReadableStream` body is supported: sent once with `duplex: 'half'`, never retried.
  * Generated hostile inputs: `badInput.property.test.ts`.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -371,6 +371,39 @@ it('a body of another realm (a vm context) is sent as the body type it is, not r
   expect(vendor.ledger.map((entry) => entry.body)).toEqual(['hi']);
 });
 
+/** Starts `server` on 127.0.0.1, closed when the test finishes; its origin. */
+async function serve(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A body of 16 KiB chunks, endless until `over()`; from then on it ends after 200 more reads, so
+ * a send that goes on pulling it fails its test rather than spin forever. `end` is the reason the
+ * stream was cancelled with, or `'read to its end'`.
+ */
+function endlessUntil(over: () => boolean) {
+  let readsAfter = 0;
+  let ended!: (how: unknown) => void;
+  const end = new Promise((resolve) => {
+    ended = resolve;
+  });
+  const body = new ReadableStream<Uint8Array>({
+    pull(stream) {
+      if (over() && ++readsAfter > 200) {
+        stream.close();
+        ended('read to its end');
+      } else stream.enqueue(new Uint8Array(16_384));
+    },
+    cancel: (reason) => ended(reason),
+  });
+  return { body, end };
+}
+
 describe('a ReadableStream body', () => {
   const streamOf = (...chunks: string[]) =>
     new ReadableStream<Uint8Array>({
@@ -487,30 +520,10 @@ describe('a ReadableStream body', () => {
       request.socket.on('close', hungUp);
       arrived();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => {
-      server.closeAllConnections();
-      server.close();
-    });
-    const { port } = server.address() as AddressInfo;
+    const origin = await serve(server);
     const controller = new AbortController();
-    // Endless until aborted; once aborted it ends after 200 more reads, so a send that goes on
-    // pulling it fails this test rather than spin forever.
-    let readsAfterAbort = 0;
-    let ended!: (how: unknown) => void;
-    const end = new Promise((resolve) => {
-      ended = resolve;
-    });
-    const body = new ReadableStream<Uint8Array>({
-      pull(stream) {
-        if (controller.signal.aborted && ++readsAfterAbort > 200) {
-          stream.close();
-          ended('read to its end after the abort');
-        } else stream.enqueue(new Uint8Array(16_384));
-      },
-      cancel: (reason) => ended(reason),
-    });
-    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: `http://127.0.0.1:${port}/f` });
+    const { body, end } = endlessUntil(() => controller.signal.aborted);
+    const upload = stitch({ name: uniqueKey('upload'), method: 'PUT', url: `${origin}/f` });
     const run = upload({ body }, { engine: createEngine(), signal: controller.signal });
     await arrival;
     const reason = new Error('the user closed the dialog');
@@ -535,32 +548,12 @@ describe('a ReadableStream body', () => {
         else response.writeHead(413, { 'content-type': 'text/html' }).end('Too large. '.repeat(10_000));
         answered = true;
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      onTestFinished(() => {
-        server.closeAllConnections();
-        server.close();
-      });
-      const { port } = server.address() as AddressInfo;
-      // Endless until answered; then it ends after 200 more reads, so a send that goes on pulling
-      // it fails this test rather than spin forever.
-      let readsAfter = 0;
-      let ended!: (how: unknown) => void;
-      const end = new Promise((resolve) => {
-        ended = resolve;
-      });
-      const body = new ReadableStream<Uint8Array>({
-        pull(stream) {
-          if (answered && ++readsAfter > 200) {
-            stream.close();
-            ended('read to its end');
-          } else stream.enqueue(new Uint8Array(16_384));
-        },
-        cancel: (reason) => ended(reason),
-      });
+      const origin = await serve(server);
+      const { body, end } = endlessUntil(() => answered);
       const upload = stitch({
         name: uniqueKey('upload'),
         method: 'POST',
-        url: `http://127.0.0.1:${port}/f`,
+        url: `${origin}/f`,
         retry: false,
       });
       const result = await upload({ body }, { engine: createEngine() }).safe();

@@ -145,14 +145,22 @@ describe('cache: { ttl, staleWhileRevalidate }', () => {
   });
 });
 
+/**
+ * A price cached as v1 with `ttl: 1_000` and a minute of `staleWhileRevalidate`, then stale by
+ * the clock; the vendor holds requests 2 and 3.
+ */
+async function stalePrice() {
+  const { vendor, engine, clock } = await startScenario();
+  const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 60_000 });
+  vendor.script({ body: v1 }, 'hold', 'hold');
+  await getPrice(input, { engine });
+  await clock.advance(1_000);
+  return { vendor, engine, getPrice, key: engine.keyOf(getPrice, input) as string };
+}
+
 describe('a background refresh, held by the stale reads that started or joined it', () => {
   it('goes on while one holds it; the last to let go (signal or cancel) hangs it up; one nobody can cancel holds it', async () => {
-    const { vendor, engine, clock } = await startScenario();
-    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 60_000 });
-    const key = engine.keyOf(getPrice, input) as string;
-    vendor.script({ body: v1 }, 'hold', 'hold');
-    await getPrice(input, { engine });
-    await clock.advance(1_000);
+    const { vendor, engine, getPrice, key } = await stalePrice();
 
     const route = new AbortController();
     const byRoute = getPrice(input, { engine, signal: route.signal });
@@ -177,12 +185,7 @@ describe('a background refresh, held by the stale reads that started or joined i
 
 describe('a background refresh its last holder let go of', () => {
   it('is not handed to a stale read that comes as it unwinds: that read starts one of its own', async () => {
-    const { vendor, engine, clock } = await startScenario();
-    const getPrice = priceStitch(vendor, { ttl: 1_000, staleWhileRevalidate: 60_000 });
-    const key = engine.keyOf(getPrice, input) as string;
-    vendor.script({ body: v1 }, 'hold', 'hold');
-    await getPrice(input, { engine });
-    await clock.advance(1_000);
+    const { vendor, engine, getPrice, key } = await stalePrice();
     // Abort the previous call, start the next, in one go (a search box's keystroke).
     const previous = new AbortController();
     await expect(getPrice(input, { engine, signal: previous.signal })).resolves.toEqual(v1);
